@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import dtypes, name_stack, tree_util
+from . import dtypes, name_stack, tree_util, util
 from .name_stack import source_info_context  # noqa: F401  (core.source_info_context)
 from .gc_pause import collector_paused  # noqa: F401  (core.collector_paused)
 from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError, UNKNOWN,
@@ -31,7 +31,8 @@ from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAX
 from .shape_poly import canonical_dim
 from .shape_poly_expr import max_dim, min_dim  # noqa: F401  (JAX's jax.core names)
 from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
-                 Literal, ShapedArray, TokenAval, Var, abstract_token, check_jaxpr, sub_jaxprs)
+                 Literal, ShapedArray, TokenAval, Var, abstract_token, all_eqns, check_jaxpr,
+                 map_sub_jaxprs, sub_jaxprs)
 from .ir import HostShapedArray, memory_space_rule, host_avals_seen as _host_avals_seen  # noqa: F401
 
 # --------------------------------------------------------------------------- avals
@@ -549,15 +550,10 @@ def new_builder():
         b.staged = {}
 
 
-@contextmanager
-def current_user_trace(trace):
+def current_user_trace(trace) -> util.pushed:
     """`trace` (a library's `Trace`: its `process_primitive(primitive, tracers,
     params)` receives every `bind`) current inside; None: astjax's own again."""
-    _state.user_traces.append(trace)
-    try:
-        yield
-    finally:
-        _state.user_traces.pop()
+    return util.pushed(_state.user_traces, trace)
 
 
 def current_source_info() -> SourceInfo:
@@ -615,14 +611,9 @@ def innermost_axis_name():
     return _state.axis_frames[-1].name if _state.axis_frames else None
 
 
-@contextmanager
-def extend_axis_env(name, size, kind="vmap"):
+def extend_axis_env(name, size, kind="vmap") -> util.pushed:
     """Push a named mapped axis (see `AxisFrame`) for the staging inside."""
-    _state.axis_frames.append(AxisFrame(name, size, kind))
-    try:
-        yield
-    finally:
-        _state.axis_frames.pop()
+    return util.pushed(_state.axis_frames, AxisFrame(name, size, kind))
 
 
 # Hook set in one spot, by codegen/runtime.py (core never imports codegen): runs one

@@ -13,7 +13,7 @@ __all__ = ["collector_paused"]
 def collector_paused():
     """No automatic cyclic garbage collection inside (issue 14). Conversion, staging
     and lowering build trees, equations, tracers and module text that hold no
-    reference cycles (`tests/test_perf_mechanisms.py` checks that a whole first call
+    reference cycles (`tests/test_perf_memory.py` checks that a whole first call
     leaves next to no cyclic garbage) and that survive the young generations, so every
     collection during them examines objects that cannot be garbage -- and the full
     ones walk the whole process: a 2000-statement first call ran two, each longer than

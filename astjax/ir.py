@@ -455,6 +455,36 @@ def sub_jaxprs(params):
     for p in params.values():
         yield from _sub_jaxprs(p)
 
+
+def map_sub_jaxprs(fn, params: dict) -> dict:
+    """`params` with each jaxpr in them replaced by `fn(jaxpr)` (a ClosedJaxpr's, its
+    consts kept; those in a tuple too): a pass run on an equation's bodies. The same
+    dict when it holds none."""
+    for v in params.values():
+        if isinstance(v, (ClosedJaxpr, Jaxpr)) or isinstance(v, tuple) and any(
+                isinstance(x, (ClosedJaxpr, Jaxpr)) for x in v):
+            return {k: _map_jaxprs(fn, v) for k, v in params.items()}
+    return params
+
+
+def _map_jaxprs(fn, v):
+    if isinstance(v, ClosedJaxpr):
+        return ClosedJaxpr(fn(v.jaxpr), v.consts)
+    if isinstance(v, Jaxpr):
+        return fn(v)
+    if isinstance(v, tuple) and any(isinstance(x, (ClosedJaxpr, Jaxpr)) for x in v):
+        return tuple(_map_jaxprs(fn, x) for x in v)
+    return v
+
+
+def all_eqns(jaxpr):
+    """Every equation of `jaxpr` (a Jaxpr or ClosedJaxpr) and of the jaxprs nested in
+    its equations' params, depth first: an equation, then those inside it."""
+    for eqn in (jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr).eqns:
+        yield eqn
+        for sub in sub_jaxprs(eqn.params):
+            yield from all_eqns(sub)
+
 # ------------------------------------------------------------------ jaxpr printing
 
 

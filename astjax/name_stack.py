@@ -15,10 +15,11 @@ re-stage an equation put the running stack in front of the equation's own (JAX's
 they stage; a rule running a pass on a body adds none, as in JAX."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import threading
 from typing import NamedTuple
+
+from . import util
 
 __all__ = ["Scope", "Transform", "NameStack", "EMPTY", "new_name_stack", "current_name_stack",
            "extend_name_stack", "transform_name_stack", "set_name_stack", "reset_name_stack",
@@ -108,15 +109,10 @@ class _Current(threading.local):
 current = _Current()   # read once per staged equation (core.Builder.add_eqn)
 
 
-@contextlib.contextmanager
-def source_info_context(info):
+def source_info_context(info) -> util.pushed:
     """Equations staged inside inherit `info` (a `SourceInfo`: the transforms re-stage an
     equation under its own), and its name stack after the running one."""
-    current.infos.append(info)
-    try:
-        yield
-    finally:
-        current.infos.pop()
+    return util.pushed(current.infos, info)
 
 
 def current_name_stack() -> NameStack:

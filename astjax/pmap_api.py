@@ -56,13 +56,6 @@ from .traceback_util import user_traceback
 __all__ = ["pmap", "Pmapped", "shard_map_public"]
 
 
-def _walk_eqns(jaxpr):
-    for eqn in jaxpr.eqns:
-        yield eqn
-        for sub in core.sub_jaxprs(eqn.params):
-            yield from _walk_eqns(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
-
-
 def _axis_names_of(eqn):
     p = eqn.params
     if "axes" in p:
@@ -74,7 +67,7 @@ def _axis_names_of(eqn):
 def _check_collectives(jaxpr, axis_name):
     """Every collective left after staging must be over the pmap axis."""
     found = False
-    for eqn in _walk_eqns(jaxpr):
+    for eqn in core.all_eqns(jaxpr):
         if eqn.primitive in coll.COLLECTIVES + collectives_p2p.P2P_COLLECTIVES + (pvary_p,):
             found = True
             bad = [n for n in _axis_names_of(eqn) if n != axis_name]

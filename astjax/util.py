@@ -14,6 +14,9 @@ things:
 
 `WeakIdMap` is the cache keyed by an object's identity for as long as it lives.
 
+`pushed(stack, item)` is the one context that keeps `item` on top of a stack of what
+is current (source infos, user traces, mapped axes, builders) inside a `with` block.
+
 `WrappedFun` is JAX's `lu.WrappedFun` (served as `jax.extend.linear_util.WrappedFun`):
 a function with fixed keyword parameters, as JAX's internal APIs take and hand out.
 """
@@ -33,6 +36,22 @@ def split_list(xs, *sizes):
         i += n
     out.append(list(xs[i:]))
     return out
+
+
+class pushed:
+    """`with pushed(stack, item):` -- `item` on top of the list `stack` inside the block,
+    popped however the block is left. (A class, not a generator context manager: the
+    staging passes enter these once per equation.)"""
+    __slots__ = ("stack", "item")
+
+    def __init__(self, stack: list, item):
+        self.stack, self.item = stack, item
+
+    def __enter__(self):
+        self.stack.append(self.item)
+
+    def __exit__(self, *exc):
+        self.stack.pop()
 
 
 def _letters(n: int) -> str:

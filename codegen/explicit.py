@@ -50,13 +50,12 @@ gradients come out laid out, and typed, as JAX's.
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import threading
 
 import numpy as np
 
-from astjax import core, ir
+from astjax import core, ir, util
 from astjax.errors import AstjaxError
 from astjax import sharding_impls as shd
 from astjax.primitives.spmd import sharding_constraint_p
@@ -696,18 +695,13 @@ def types_of(values):
     return types
 
 
-@contextlib.contextmanager
-def nested_frame(types):
+def nested_frame(types) -> util.pushed:
     """While the next builder stages a function whose arguments have `types` (a list
     of Typed / None, or a function of the builder's invars giving it when first
     asked)."""
     if not hasattr(_staging, "nested"):
         _staging.nested = []
-    _staging.nested.append((len(core._state.builders), types))
-    try:
-        yield
-    finally:
-        _staging.nested.pop()
+    return util.pushed(_staging.nested, (len(core._state.builders), types))
 
 
 class staging_nested:

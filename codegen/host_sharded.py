@@ -60,13 +60,11 @@ def jaxpr_memory_kinds(jaxpr) -> list:
     """The memory kinds the `device_put`s and `compute_on`s of `jaxpr` (nested too)
     name (JAX's transfer memory kinds)."""
     out = []
-    for eqn in jaxpr.eqns:
+    for eqn in core.all_eqns(jaxpr):
         if eqn.primitive is device_put_p:
             out += [k for k in map(_destination_kind, eqn.params["devices"]) if k is not None]
         elif eqn.primitive is compute_on_p:
             out += [_destination_kind(s) for s in eqn.params["out_memory_spaces"]]
-        for sub in core.sub_jaxprs(eqn.params):
-            out += jaxpr_memory_kinds(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
     return out
 
 

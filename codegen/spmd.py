@@ -60,18 +60,11 @@ __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_app
            "sharding_attr", "shardy"]
 
 
-def _walk(jaxpr):
-    for eqn in jaxpr.eqns:
-        yield eqn
-        for sub in core.sub_jaxprs(eqn.params):
-            yield from _walk(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
-
-
 def spmd_shardings_in(jaxpr):
     """The shardings named by the partitioning primitives of `jaxpr` (nested too)
     and by the `out_sharding` of its operations."""
     out = []
-    for eqn in _walk(jaxpr):
+    for eqn in core.all_eqns(jaxpr):
         if eqn.primitive in SPMD_PRIMITIVES:
             s = eqn.params.get("sharding")
             if s is not None:
@@ -88,7 +81,7 @@ def needs_spmd(jaxpr) -> bool:
     """Whether `jaxpr` contains a partitioning primitive or an operation that lays
     its result out (`out_sharding`)."""
     return any(eqn.primitive in SPMD_PRIMITIVES or out_sharding(eqn) is not None
-               for eqn in _walk(jaxpr))
+               for eqn in core.all_eqns(jaxpr))
 
 
 def layouts_of(leaves):

@@ -483,20 +483,15 @@ def vjp_jaxpr(closed, nonzeros):
 def cleanup(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     """simplify + CSE + DCE to a fixpoint (bounded)."""
     for _ in range(3):
-        n = _count_eqns(closed.jaxpr)
+        n = _count_eqns(closed)
         closed = dce_closed(cse_closed(simplify_closed(closed)))
-        if _count_eqns(closed.jaxpr) == n:
+        if _count_eqns(closed) == n:
             break
     return closed
 
 
 def _count_eqns(jaxpr):
-    n = 0
-    for e in jaxpr.eqns:
-        n += 1
-        for sub in core.sub_jaxprs(e.params):
-            n += _count_eqns(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
-    return n
+    return sum(1 for _ in core.all_eqns(jaxpr))
 
 # What the rules of higher-order primitives receive as `tx` (see core.Primitive).
 tx = types.SimpleNamespace(jvp_jaxpr=jvp_jaxpr, partial_eval_jaxpr=partial_eval_jaxpr,

@@ -47,9 +47,7 @@ def cse_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
 
     for eqn in jaxpr.eqns:
         invars = [r(a) for a in eqn.invars]
-        params = eqn.params
-        if any(True for _ in core.sub_jaxprs(params)):
-            params = {k: _cse_param(v) for k, v in params.items()}
+        params = core.map_sub_jaxprs(cse_jaxpr, eqn.params)
         eqn = eqn.replace(invars=invars, params=params)
         key = None
         if (eqn.primitive.name not in _NO_CSE and eqn.outvars
@@ -69,16 +67,6 @@ def cse_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
             seen[key] = eqn
         new_eqns.append(eqn)
     return core.Jaxpr(jaxpr.constvars, jaxpr.invars, [r(a) for a in jaxpr.outvars], new_eqns)
-
-
-def _cse_param(v):
-    if isinstance(v, core.ClosedJaxpr):
-        return core.ClosedJaxpr(cse_jaxpr(v.jaxpr), v.consts)
-    if isinstance(v, core.Jaxpr):
-        return cse_jaxpr(v)
-    if isinstance(v, tuple) and any(isinstance(x, (core.ClosedJaxpr, core.Jaxpr)) for x in v):
-        return tuple(_cse_param(x) for x in v)
-    return v
 
 
 def cse_closed(cj: core.ClosedJaxpr) -> core.ClosedJaxpr:

@@ -51,9 +51,7 @@ def simplify_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
 
     for eqn in jaxpr.eqns:
         invars = [r(a) for a in eqn.invars]
-        params = eqn.params
-        if any(True for _ in core.sub_jaxprs(params)):
-            params = _simplify_params(params)
+        params = core.map_sub_jaxprs(simplify_jaxpr, eqn.params)
         eqn = eqn.replace(invars=invars, params=params)
         p = eqn.primitive
         out = eqn.outvars[0] if eqn.outvars else None
@@ -129,23 +127,6 @@ def _keep_weak(old, new, eqns, producer):
     eqns.append(eqn)
     producer[old] = eqn
     return old
-
-
-def _simplify_params(params):
-    out = {}
-    for k, v in params.items():
-        out[k] = _simplify_param(v)
-    return out
-
-
-def _simplify_param(v):
-    if isinstance(v, core.ClosedJaxpr):
-        return core.ClosedJaxpr(simplify_jaxpr(v.jaxpr), v.consts)
-    if isinstance(v, core.Jaxpr):
-        return simplify_jaxpr(v)
-    if isinstance(v, tuple) and any(isinstance(x, (core.ClosedJaxpr, core.Jaxpr)) for x in v):
-        return tuple(_simplify_param(x) for x in v)
-    return v
 
 
 def simplify_closed(cj: core.ClosedJaxpr) -> core.ClosedJaxpr:

@@ -15,7 +15,7 @@ gast's translation rules on Python >= 3.11: a parameter (`ast.arg`) is a `gast.N
 in the `Param` context with its annotation, every `Name` has `annotation` and
 `type_comment` (None), an exception handler's name is a `Name` in the `Store` context,
 definitions without type parameters get `type_params=[]`; every other node maps field
-for field to the class of the same name. `tests/test_perf_mechanisms.py` checks both
+for field to the class of the same name. `tests/test_perf_bridge.py` checks both
 directions against gast on real files.
 
 `child_nodes(node)` is `list(gast.iter_child_nodes(node))` from the node's fields

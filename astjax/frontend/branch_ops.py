@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from .. import core, dtypes, tree_util
+from .. import core, dtypes, tree_util, util
 from ..core import Tracer
 from ..errors import (USER_CODE, AmbiguousTruthValueError, ConcretizationError, JAXTypeError,
                       ShapeError, AstjaxError, StructureError, UndefinedVariableError,
@@ -534,12 +534,6 @@ def _as(x, dt, weak):
     return convert(x, dt, weak_type=weak)
 
 
-class _reenter:
-    def __init__(self, b):
-        self.b = b
-
-    def __enter__(self):
-        core._state.builders.append(self.b)
-
-    def __exit__(self, *exc):
-        core._state.builders.pop()
+def _reenter(b) -> util.pushed:
+    """A branch's builder `b` innermost again (to stage its outputs' fillers and casts)."""
+    return util.pushed(core._state.builders, b)

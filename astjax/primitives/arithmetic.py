@@ -20,9 +20,9 @@ from ..errors import DTypeError
 from ..pyast import dtype_expr, lax_call, pyconst
 from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binary_shape, binop, check_dtype,
                    defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
-                   match_scalars, minmax_values, numeric, sum_tangents, tangent_aval, unbcast_rank0, unop,
+                   match_scalars, numeric, sum_tangents, tangent_aval, unbcast_rank0, unop,
                    weak_const)
-from .comparisons import eq, ge, ordered_gt, ordered_lt
+from .comparisons import eq, ge, minmax_values, ordered_gt, ordered_lt
 
 Zero = core.Zero
 is_undefined = core.is_undefined

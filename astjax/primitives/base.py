@@ -248,61 +248,6 @@ def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True, check=
     return p
 
 
-def _complex_parts(ctx, x, aval):
-    r = aval.update(dtype=dtypes.float64 if aval.dtype == dtypes.complex128 else dtypes.float32)
-    return ctx.op1("stablehlo.real", [x], r), ctx.op1("stablehlo.imag", [x], r), r
-
-
-def complex_order_lowering(ctx, x, y, direction, aval=None):
-    """Lexicographic (real, then imaginary) ordering of complex values, as NumPy;
-    `aval`: the operands' type (default: the equation's output shape)."""
-    aval = aval or ctx.avals_out[0].update(dtype=ctx.avals_in[0].dtype)
-    xr, xi, r = _complex_parts(ctx, x, aval)
-    yr, yi, _ = _complex_parts(ctx, y, aval)
-    b = aval.update(dtype=dtypes.bool_)
-
-    def cmp(a, c, d):
-        return ctx.op1("stablehlo.compare", [a, c], b, attrs={
-            "comparison_direction": f"#stablehlo<comparison_direction {d}>",
-            "compare_type": "#stablehlo<comparison_type FLOAT>"})
-    strict = {"LE": "LT", "GE": "GT"}.get(direction, direction)
-    tie = ctx.op1("stablehlo.and", [cmp(xr, yr, "EQ"), cmp(xi, yi, direction)], b)
-    return ctx.op1("stablehlo.or", [cmp(xr, yr, strict), tie], b)
-
-
-_MINMAX_DIRECTION = {"stablehlo.maximum": "GT", "stablehlo.minimum": "LT"}
-
-
-def minmax_values(ctx, hlo, x, y, aval):
-    """`hlo` (stablehlo.maximum/minimum) of x and y of type `aval`; complex values
-    compare lexicographically and a NaN operand wins, as JAX's min/max and its
-    reductions (StableHLO's own complex maximum does not order that way)."""
-    if not dtypes.issubdtype(aval.dtype, np.complexfloating):
-        return ctx.op1(hlo, [x, y], aval)
-    b = aval.update(dtype=dtypes.bool_)
-    pick = complex_order_lowering(ctx, x, y, _MINMAX_DIRECTION[hlo], aval)
-    xnan = ctx.op1("stablehlo.compare", [x, x], b, attrs={
-        "comparison_direction": "#stablehlo<comparison_direction NE>",
-        "compare_type": "#stablehlo<comparison_type FLOAT>"})
-    return ctx.op1("stablehlo.select", [ctx.op1("stablehlo.or", [pick, xnan], b), x, y], aval)
-
-
-def compare_lowering(direction, total_order=False):
-    """`stablehlo.compare` in `direction`; `total_order`: floats compare in IEEE's
-    total order (-0 < +0, NaNs ordered by sign and payload), as JAX's `*_to` do."""
-    def rule(ctx, x, y):
-        dt = ctx.avals_in[0].dtype
-        if dtypes.issubdtype(dt, np.complexfloating) and direction not in ("EQ", "NE"):
-            return complex_order_lowering(ctx, x, y, direction)
-        float_type = "TOTALORDER" if total_order else "FLOAT"
-        ctype = (float_type if dtypes.is_inexact(dt) else
-                 "UNSIGNED" if dtypes.issubdtype(dt, np.unsignedinteger) or dt == dtypes.bool_
-                 else "SIGNED")
-        return ctx.op1("stablehlo.compare", [x, y], attrs={
-            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-            "compare_type": f"#stablehlo<comparison_type {ctype}>"})
-    return rule
-
 # ------------------------------------------------------------------- reducers
 
 
@@ -348,7 +293,8 @@ def reducer(name, np_fn, hlo_body, init, kind=ANY, out_dtype=None):
         axes = tuple(a % aval.ndim for a in axes) if aval.ndim else tuple(axes)
         scalar = ShapedArray((), aval.dtype)
         init_v = ctx.constant(init(aval.dtype), scalar)
-        if hlo_body in _MINMAX_DIRECTION:
+        if hlo_body in ("stablehlo.maximum", "stablehlo.minimum"):
+            from .comparisons import minmax_values   # (complex values: lexicographic)
             body = ctx.region([scalar, scalar],
                               lambda a, b: [minmax_values(ctx, hlo_body, a, b, scalar)])
         else:
@@ -488,6 +434,31 @@ def deflinear(p, transpose):
         ts = [instantiate(t) for t in tangents]
         return out, core.bind(p, *ts, **params)
     p.jvp, p.transpose, p.linear = rule, transpose, True
+
+
+def bilinear(p, transpose_lhs, transpose_rhs) -> dict:
+    """The `jvp` and `transpose` rules of `p(x, y)`, linear in each operand (JAX's
+    `defbilinear`; dot_general, conv_general_dilated), for `register(p, **bilinear(...))`:
+    the tangent `p(tx, y) + p(x, ty)`; the linear operand's cotangent
+    `transpose_lhs(ct, x_aval, y, **params)` or `transpose_rhs(ct, x, y_aval, **params)`."""
+    def jvp(primals, tangents, **params):
+        (x, y), (tx, ty) = primals, tangents
+        out = core.bind(p, x, y, **params)
+        ts = [core.bind(p, *xy, **params) for t, xy in ((tx, (tx, y)), (ty, (x, ty)))
+              if not is_zero(t)]
+        if not ts:
+            return out, core.Zero(tangent_aval(out))
+        return out, ts[0] if len(ts) == 1 else add_tangents(*ts)
+
+    def transpose(ct, x, y, **params):
+        if is_zero(ct):
+            return [None, None]
+        if core.is_undefined(x) and core.is_undefined(y):
+            raise AssertionError(f"{p.name} of two linear values is not linear")
+        if core.is_undefined(x):
+            return [transpose_lhs(ct, x.aval, y, **params), None]
+        return [None, transpose_rhs(ct, x, y.aval, **params)]
+    return {"jvp": jvp, "transpose": transpose}
 
 
 def deftranspose(p, transpose):

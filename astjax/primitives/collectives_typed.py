@@ -39,12 +39,11 @@ transposed from outside: spmd.py's boundary splits the replicated cotangent) it 
 """
 from __future__ import annotations
 
-import contextlib
 import threading
 
 import numpy as np
 
-from .. import core, tree_util
+from .. import core, tree_util, util
 from ..config import config
 from ..core import bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, AxisNameError,
@@ -60,18 +59,12 @@ __all__ = ["typed_transposes", "transposing_typed", "typed_sum_transpose", "pvar
 _mode = threading.local()
 
 
-@contextlib.contextmanager
-def typed_transposes(on=True):
+def typed_transposes(on=True) -> util.pushed:
     """While a reverse mode taken inside a `check_vma` body is staged (`on`;
     `vma_reverse.transposing`), or a shard_map body inside one (off: `vma.staging_body`):
     the transposes of the casts below are JAX's typed ones (`pvary` <-> `psum_invariant`,
     an invariant cotangent holding the whole value), not the per-device adjoints."""
-    modes = _mode.__dict__.setdefault("stack", [])
-    modes.append(on)
-    try:
-        yield
-    finally:
-        modes.pop()
+    return util.pushed(_mode.__dict__.setdefault("stack", []), on)
 
 
 def transposing_typed():

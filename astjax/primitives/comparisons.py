@@ -20,8 +20,8 @@ import numpy as np
 from .. import core, dtypes
 from ..errors import DTypeError, RuntimeDTypeError
 from ..pyast import call, lax_call
-from .base import (ANY, FLOAT, INT, INT_BOOL, as_operand, binop, compare_lowering,
-                   infix_source, match_scalars, nondiff, operator_ok, unop)
+from .base import (ANY, FLOAT, INT, INT_BOOL, as_operand, binop, infix_source, match_scalars,
+                   nondiff, operator_ok, unop)
 
 
 def _to_bool(dt):
@@ -42,6 +42,63 @@ def _real_order(name, x, y):
     return x, y
 
 # ------------------------------------------------------------------- comparisons
+
+
+def _complex_parts(ctx, x, aval):
+    r = aval.update(dtype=dtypes.float64 if aval.dtype == dtypes.complex128 else dtypes.float32)
+    return ctx.op1("stablehlo.real", [x], r), ctx.op1("stablehlo.imag", [x], r), r
+
+
+def complex_order_lowering(ctx, x, y, direction, aval=None):
+    """Lexicographic (real, then imaginary) ordering of complex values, as NumPy;
+    `aval`: the operands' type (default: the equation's output shape)."""
+    aval = aval or ctx.avals_out[0].update(dtype=ctx.avals_in[0].dtype)
+    xr, xi, r = _complex_parts(ctx, x, aval)
+    yr, yi, _ = _complex_parts(ctx, y, aval)
+    b = aval.update(dtype=dtypes.bool_)
+
+    def cmp(a, c, d):
+        return ctx.op1("stablehlo.compare", [a, c], b, attrs={
+            "comparison_direction": f"#stablehlo<comparison_direction {d}>",
+            "compare_type": "#stablehlo<comparison_type FLOAT>"})
+    strict = {"LE": "LT", "GE": "GT"}.get(direction, direction)
+    tie = ctx.op1("stablehlo.and", [cmp(xr, yr, "EQ"), cmp(xi, yi, direction)], b)
+    return ctx.op1("stablehlo.or", [cmp(xr, yr, strict), tie], b)
+
+
+_MINMAX_DIRECTION = {"stablehlo.maximum": "GT", "stablehlo.minimum": "LT"}
+
+
+def minmax_values(ctx, hlo, x, y, aval):
+    """`hlo` (stablehlo.maximum/minimum) of x and y of type `aval`; complex values
+    compare lexicographically and a NaN operand wins, as JAX's min/max and its
+    reductions (StableHLO's own complex maximum does not order that way)."""
+    if not dtypes.issubdtype(aval.dtype, np.complexfloating):
+        return ctx.op1(hlo, [x, y], aval)
+    b = aval.update(dtype=dtypes.bool_)
+    pick = complex_order_lowering(ctx, x, y, _MINMAX_DIRECTION[hlo], aval)
+    xnan = ctx.op1("stablehlo.compare", [x, x], b, attrs={
+        "comparison_direction": "#stablehlo<comparison_direction NE>",
+        "compare_type": "#stablehlo<comparison_type FLOAT>"})
+    return ctx.op1("stablehlo.select", [ctx.op1("stablehlo.or", [pick, xnan], b), x, y], aval)
+
+
+def compare_lowering(direction, total_order=False):
+    """`stablehlo.compare` in `direction`; `total_order`: floats compare in IEEE's
+    total order (-0 < +0, NaNs ordered by sign and payload), as JAX's `*_to` do."""
+    def rule(ctx, x, y):
+        dt = ctx.avals_in[0].dtype
+        if dtypes.issubdtype(dt, np.complexfloating) and direction not in ("EQ", "NE"):
+            return complex_order_lowering(ctx, x, y, direction)
+        float_type = "TOTALORDER" if total_order else "FLOAT"
+        ctype = (float_type if dtypes.is_inexact(dt) else
+                 "UNSIGNED" if dtypes.issubdtype(dt, np.unsignedinteger) or dt == dtypes.bool_
+                 else "SIGNED")
+        return ctx.op1("stablehlo.compare", [x, y], attrs={
+            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+            "compare_type": f"#stablehlo<comparison_type {ctype}>"})
+    return rule
+
 
 
 def _compare_source(op):

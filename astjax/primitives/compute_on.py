@@ -119,9 +119,7 @@ def _impl(*args, jaxpr, **params):
 
 def _nests(jaxpr) -> bool:
     """Whether `jaxpr` (nested jaxprs too) has a `compute_on` equation."""
-    return any(e.primitive is compute_on_p or any(
-        _nests(s.jaxpr if isinstance(s, core.ClosedJaxpr) else s)
-        for s in core.sub_jaxprs(e.params)) for e in jaxpr.eqns)
+    return any(e.primitive is compute_on_p for e in core.all_eqns(jaxpr))
 
 
 def _lowering(ctx, *args, jaxpr, compute_type, out_memory_spaces, compiler_options_json):

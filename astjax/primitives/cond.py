@@ -272,14 +272,8 @@ def io_effects(jaxprs) -> set:
     """Which IO effects (`io_callback`s) `jaxprs` or their sub-jaxprs hold: a subset of
     {"io", "ordered"}. JAX's batching of `cond` and `while` refuses some of them."""
     from .callbacks import io_callback_p   # a later family
-    out, stack = set(), [j.jaxpr if isinstance(j, core.ClosedJaxpr) else j for j in jaxprs]
-    while stack:
-        for e in stack.pop().eqns:
-            if e.primitive is io_callback_p:
-                out.add("ordered" if e.params.get("ordered") else "io")
-            stack.extend(j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
-                         for j in core.sub_jaxprs(e.params))
-    return out
+    return {"ordered" if e.params.get("ordered") else "io"
+            for j in jaxprs for e in core.all_eqns(j) if e.primitive is io_callback_p}
 
 
 def _cond_batch(tx, args, dims, *, branches, branches_platforms=None):

@@ -21,7 +21,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
 from ..pyast import lax_call
-from .base import add_tangents, is_zero, register
+from .base import bilinear, register
 from .base import tangent_aval as _aval
 from ..precision_config import canonicalize_precision, precision_config_attribute, source_value
 from .structural import reshape, rev, transpose
@@ -306,30 +306,6 @@ def _transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, 
                                 preferred_element_type=rhs_aval.dtype)
 
 
-def _conv_jvp(primals, tangents, **params):
-    lhs, rhs = primals
-    tl, tr = tangents
-    out = bind(conv_general_dilated_p, lhs, rhs, **params)
-    ts = []
-    if not is_zero(tl):
-        ts.append(bind(conv_general_dilated_p, tl, rhs, **params))
-    if not is_zero(tr):
-        ts.append(bind(conv_general_dilated_p, lhs, tr, **params))
-    if not ts:
-        return out, core.Zero(_aval(out))
-    return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
-
-
-def _conv_transpose_rule(ct, lhs, rhs, **params):
-    if is_zero(ct):
-        return [None, None]
-    if core.is_undefined(lhs) and core.is_undefined(rhs):
-        raise AssertionError("conv_general_dilated of two linear values is not linear")
-    if core.is_undefined(lhs):
-        return [_transpose_lhs(ct, lhs.aval, rhs, **params), None]
-    return [None, _transpose_rhs(ct, lhs, rhs.aval, **params)]
-
-
 # ---- batching: fold the mapped axis into a dimension the convolution already has ------
 
 
@@ -420,8 +396,8 @@ def _conv_source(gen, eqn):
 
 conv_general_dilated_p = core.new_primitive("conv_general_dilated")
 register(conv_general_dilated_p, impl=_conv_reference, abstract_eval=_conv_ae,
-         lowering=_conv_lowering, jvp=_conv_jvp, transpose=_conv_transpose_rule,
-         batch=_conv_batch, source=_conv_source)
+         lowering=_conv_lowering, batch=_conv_batch, source=_conv_source,
+         **bilinear(conv_general_dilated_p, _transpose_lhs, _transpose_rhs))
 
 
 # ---- lax wrappers ---------------------------------------------------------------------

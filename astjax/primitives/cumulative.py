@@ -23,9 +23,9 @@ from ..pyast import dtype_expr, lax_call, pyconst
 from . import elementwise as ew
 from . import selection as sel
 from .base import (ANY, FLOAT, NUMBER, as_operand, check_dtype, defcumulative, deflinear,
-                   defreducer, is_zero, max_value, min_value, minmax_values, nondiff,
-                   register)
+                   defreducer, is_zero, max_value, min_value, nondiff, register)
 from .base import tangent_aval as _aval
+from .comparisons import minmax_values
 from .slicing import slice_in_dim
 from .structural import (concatenate, convert_element_type, full, full_like, reshape, rev,
                          transpose)

@@ -18,7 +18,7 @@ from ..precision_config import (Precision, attribute_types, canonicalize_precisi
                                 precision_config_attribute, source_value)
 from ..pyast import dtype_expr, lax_call
 from . import elementwise as ew
-from .base import (ANY, INT_BOOL, NUMBER, add_tangents, deflinear, defreducer, is_zero,
+from .base import (ANY, INT_BOOL, NUMBER, bilinear, deflinear, defreducer, is_zero,
                    lax_ops, max_value, min_value, moveaxis, nondiff, register, reducer,
                    shift_axis)
 from .base import tangent_aval as _aval
@@ -372,30 +372,6 @@ def _dot_transpose_rhs(ct, x, y_aval, *, dimension_numbers, preferred_element_ty
     return transpose(d, tuple(int(a) for a in np.argsort(axes)))
 
 
-def _dot_jvp(primals, tangents, **params):
-    x, y = primals
-    tx, ty = tangents
-    out = bind(dot_general_p, x, y, **params)
-    ts = []
-    if not is_zero(tx):
-        ts.append(bind(dot_general_p, tx, y, **params))
-    if not is_zero(ty):
-        ts.append(bind(dot_general_p, x, ty, **params))
-    if not ts:
-        return out, core.Zero(_aval(out))
-    return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
-
-
-def _dot_transpose(ct, x, y, **params):
-    if is_zero(ct):
-        return [None, None]
-    if core.is_undefined(x) and core.is_undefined(y):
-        raise AssertionError("dot_general of two linear values is not linear")
-    if core.is_undefined(x):
-        return [_dot_transpose_lhs(ct, x.aval, y, **params), None]
-    return [None, _dot_transpose_rhs(ct, x, y.aval, **params)]
-
-
 def _dot_general_batch(args, dims, *, dimension_numbers, **params):
     lhs, rhs = args
     ld, rd = dims
@@ -441,8 +417,8 @@ def _dot_source(gen, eqn):
     return lax_call("dot_general", gen, eqn, gen.value(dn), **kw)
 
 
-register(dot_general_p, jvp=_dot_jvp, transpose=_dot_transpose, batch=_dot_general_batch,
-         source=_dot_source)
+register(dot_general_p, **bilinear(dot_general_p, _dot_transpose_lhs, _dot_transpose_rhs),
+         batch=_dot_general_batch, source=_dot_source)
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,

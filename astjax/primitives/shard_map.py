@@ -404,13 +404,7 @@ _NOT_PARTIAL = (axis_index_p, all_gather_p, ppermute_p, all_to_all_p)
 
 def _uses(jaxpr, prim) -> bool:
     """Whether `jaxpr` (or a jaxpr nested in it) binds `prim`."""
-    for eqn in jaxpr.eqns:
-        if eqn.primitive is prim:
-            return True
-        for sub in core.sub_jaxprs(eqn.params):
-            if _uses(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub, prim):
-                return True
-    return False
+    return any(eqn.primitive is prim for eqn in core.all_eqns(jaxpr))
 
 
 def _auto_axes(mesh, axis_names, loc):

@@ -671,9 +671,7 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
 
 def _uses_reduced(jaxpr):
     """Whether `jaxpr` (or a body inside it) gathers to a reduced value."""
-    return any(e.primitive is all_gather_reduced_p or any(
-        _uses_reduced(getattr(j, "jaxpr", j)) for j in core.sub_jaxprs(e.params))
-        for e in jaxpr.eqns)
+    return any(e.primitive is all_gather_reduced_p for e in core.all_eqns(jaxpr))
 
 
 #: JAX's n-ary elementwise operations (their reduced rule: `_nary_reduced`)

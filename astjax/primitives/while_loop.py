@@ -129,9 +129,7 @@ def bind_while(cond, body, init, python=False):
 def stores_to_refs(jaxpr) -> bool:
     """Whether `jaxpr` (or one nested in it) stores into a mutable array reference."""
     from .state import addupdate_p, swap_p
-    return any(e.primitive in (swap_p, addupdate_p) or any(stores_to_refs(
-        j.jaxpr if isinstance(j, core.ClosedJaxpr) else j) for j in core.sub_jaxprs(e.params))
-        for e in jaxpr.eqns)
+    return any(e.primitive in (swap_p, addupdate_p) for e in core.all_eqns(jaxpr))
 
 
 def bind_while_test_last(first, cond, body, init):
