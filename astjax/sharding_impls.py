@@ -35,7 +35,7 @@ __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec",
            "IndivisibleError", "DuplicateSpecError", "hlo_sharding", "named_from_tiles",
            "lowering_assignment", "current_assignment", "manual_axes", "current_manual_mesh",
            "current_auto_axes", "manual_groups", "axis_index_table", "ShardingTypeError",
-           "sdy_sharding", "sdy_mesh_decls", "ManualAxisType", "manual_abstract_mesh",
+           "sdy_sharding", "sdy_maximal", "sdy_mesh_decls", "ManualAxisType", "manual_abstract_mesh",
            "AbstractDevice", "make_single_device_sharding", "use_abstract_mesh"]
 
 
@@ -604,8 +604,8 @@ def hlo_sharding(sharding, ndim, assignment, unconstrained_ok=False) -> str:
     whose device assignment is `assignment` (a sequence of devices). With
     `unconstrained_ok`, UNCONSTRAINED dimensions are written untiled (the caller
     lists them as `unspecified_dims`)."""
-    if isinstance(sharding, SingleDeviceSharding):
-        return f"{{maximal device={list(assignment).index(sharding._device)}}}"
+    if isinstance(sharding, SingleDeviceSharding):   # (JAX's: replicated, not maximal)
+        return "{replicated}"
     if not isinstance(sharding, NamedSharding):
         raise TypeError(f"cannot annotate a program with {sharding!r}")
     dims, rep, tiled = _tiles(sharding, ndim, assignment, unconstrained_ok)
@@ -704,14 +704,12 @@ def _sdy_mesh(key, decl):
 
 
 def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
-    """The Shardy layout `<@mesh, [...]>` of `sharding` (None: each device's own value)
-    for a rank-`ndim` value of a program on devices `assignment`, registering its mesh;
-    UNCONSTRAINED entries and the dimensions in `open_dims` are open (`?`)."""
-    if sharding is None:
+    """The Shardy layout `<@mesh, [...]>` of `sharding` for a rank-`ndim` value of a
+    program on devices `assignment`, registering its mesh; UNCONSTRAINED entries and
+    the dimensions in `open_dims` are open (`?`). None (each device's own value) and a
+    SingleDeviceSharding are replicated over the empty mesh, as JAX writes both."""
+    if sharding is None or isinstance(sharding, SingleDeviceSharding):
         return f"<@{_sdy_mesh(('empty',), '<[]>')}, [{', '.join(['{}'] * ndim)}]>"
-    if isinstance(sharding, SingleDeviceSharding):
-        k = list(assignment).index(sharding._device)
-        return f"<@{_sdy_mesh(('maximal', k), f'<[], device_ids=[{k}]>')}, []>"
     if not isinstance(sharding, NamedSharding):
         raise TypeError(f"cannot annotate a program with {sharding!r}")
     mesh = sharding.mesh
@@ -734,6 +732,14 @@ def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
     unreduced = [f'"{a}"' for a in mesh.axis_names if a in sharding.spec.unreduced]
     extra = f", unreduced={{{', '.join(unreduced)}}}" if unreduced else ""
     return f"<@{name}, [{', '.join(dims)}]{extra}>"
+
+
+def sdy_maximal(device, assignment) -> str:
+    """The Shardy layout `<@maximal_mesh_k, []>` placing a value on the one device
+    `device` of the program on `assignment` (a host callback's, as JAX places it),
+    registering its mesh."""
+    k = list(assignment).index(device)
+    return f"<@{_sdy_mesh(('maximal', k), f'<[], device_ids=[{k}]>')}, []>"
 
 
 def sdy_mesh_decls() -> list:

@@ -185,3 +185,35 @@ def test_jit_callback_result_carries_no_mesh():
     one = jax.device_put(jnp.arange(8.), NamedSharding(_mesh(1), P(None)))
     r = jax.jit(_callback_in_jit)(one)
     assert isinstance(r.sharding, NamedSharding) and _spec(r) == "P()"
+
+
+#: JAX 0.10.2's annotations of a SingleDeviceSharding inside a partitioned program
+#: (`with_sharding_constraint`, out_shardings next to a one-device mesh): replicated over
+#: the empty mesh (Shardy) / `{replicated}` (GSPMD), never a maximal layout -- that is a
+#: host callback's placement only.
+_SINGLE_IN_PROGRAM = {
+    True: ("%2 = sdy.sharding_constraint %1 <@empty_mesh, [{}]> : tensor<4xf32>",
+           "(tensor<4xf32> {jax.result_info = \"result\", "
+           "sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>})"),
+    False: ('mhlo.sharding = "{replicated}"} : (tensor<4xf32>) -> tensor<4xf32>',
+            '(tensor<4xf32> {jax.result_info = "result", mhlo.sharding = "{replicated}"})'),
+}
+
+
+@pytest.mark.parametrize("shardy", [True, False])
+def test_single_device_sharding_annotated_replicated(shardy):
+    d0 = jax.devices()[0]
+    x = np.ones(4, np.float32)
+    old = jax.config.read("jax_use_shardy_partitioner")
+    jax.config.update("jax_use_shardy_partitioner", shardy)
+    try:
+        wsc = jax.jit(lambda a: lax.with_sharding_constraint(a * 2, SingleDeviceSharding(d0)))
+        out = jax.jit(lambda a: a * 2, in_shardings=NamedSharding(Mesh(np.array([d0]), ("x",)),
+                                                                  P("x")),
+                      out_shardings=SingleDeviceSharding(d0))
+        texts = wsc.lower(x).as_text(), out.lower(x).as_text()
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", old)
+    constraint, result = _SINGLE_IN_PROGRAM[shardy]
+    assert constraint in texts[0] and result in texts[1]
+    assert "maximal" not in texts[0] + texts[1]
