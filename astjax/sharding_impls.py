@@ -703,10 +703,11 @@ def _sdy_mesh(key, decl):
     return table[key][0]
 
 
-def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
+def sdy_sharding(sharding, ndim, assignment, open_dims=(), replicated=()) -> str:
     """The Shardy layout `<@mesh, [...]>` of `sharding` for a rank-`ndim` value of a
     program on devices `assignment`, registering its mesh; UNCONSTRAINED entries and
-    the dimensions in `open_dims` are open (`?`). None (each device's own value) and a
+    the dimensions in `open_dims` are open (`?`), the mesh axes `replicated` closed to
+    them (`replicated={"x"}`). None (each device's own value) and a
     SingleDeviceSharding are replicated over the empty mesh, as JAX writes both."""
     if sharding is None or isinstance(sharding, SingleDeviceSharding):
         return f"<@{_sdy_mesh(('empty',), '<[]>')}, [{', '.join(['{}'] * ndim)}]>"
@@ -729,8 +730,10 @@ def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
         if entry is PartitionSpec.UNCONSTRAINED or d in open_dims:
             names.append("?")
         dims.append("{" + ", ".join(names) + "}")
-    unreduced = [f'"{a}"' for a in mesh.axis_names if a in sharding.spec.unreduced]
-    extra = f", unreduced={{{', '.join(unreduced)}}}" if unreduced else ""
+    extra = ""
+    for tag, axes in (("replicated", replicated), ("unreduced", sharding.spec.unreduced)):
+        named = [f'"{a}"' for a in mesh.axis_names if a in axes]
+        extra += f", {tag}={{{', '.join(named)}}}" if named else ""
     return f"<@{name}, [{', '.join(dims)}]{extra}>"
 
 

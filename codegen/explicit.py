@@ -320,7 +320,10 @@ def _result(prim, ts, params, out_avals, avals=None):
     """The Typed results of one equation (None: untyped), with JAX's check that no
     mesh axis is named twice. Of several results only `sort`'s are typed (alike)."""
     name = prim.name
-    if name == "sharding_constraint":     # sets the type, whatever the operand's
+    if name == "sharding_constraint":     # sets the type, whatever the operand's --
+        if params.get("kind") == "layout":   # but an inner jit's layouts keep it (JAX's)
+            return [None if ts[0] is None else Typed(out_avals[0], ts[0].spec, ts[0].mesh,
+                                                     ts[0].unreduced, reduced=ts[0].reduced)]
         return [typed_sharding(params["sharding"], out_avals[0])]
     if name == "shard_map":               # its results are laid out by out_specs
         mesh = params["mesh"]

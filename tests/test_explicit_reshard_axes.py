@@ -62,3 +62,81 @@ def test_inner_sharded_jit_over_an_auto_mesh_is_still_constrained():
     f = jax.jit(lambda v: inner(v) + 1)
     assert "sharding_constraint" in str(jax.make_jaxpr(f)(_X))
     np.testing.assert_array_equal(np.asarray(f(_X)), _X * 2 + 1)
+
+
+def _constraints(text):
+    return [line.split(" = ", 1)[1] for line in text.splitlines()
+            if "sdy.sharding_constraint" in line or "@Sharding(" in line]
+
+
+def test_reshard_inside_auto_axes_lowers_to_nothing():
+    """Inside `auto_axes` (every axis Auto) a `reshard` lowers to no constraint, as
+    JAX lowers a type's layout there (`lower_with_sharding_in_types`); astjax pinned
+    the value replicated. JAX 0.10.2's text: the result's constraint only."""
+    def g(a):
+        return jax.reshard(a, P(None, None)) * 2
+
+    def f(a):
+        return jax.sharding.auto_axes(g, out_sharding=P("x", None))(a)
+    with jax.set_mesh(_mesh(AxisType.Explicit, AxisType.Explicit)) as mesh:
+        a = jax.device_put(_X, NamedSharding(mesh, P("x", None)))
+        text = jax.jit(f).lower(a).as_text()
+        np.testing.assert_array_equal(np.asarray(jax.jit(f)(a)), _X * 2)
+    assert _constraints(text) == [
+        'sdy.sharding_constraint %1 <@mesh, [{"x"}, {}]> : tensor<4x2xf32>']
+
+
+@pytest.mark.parametrize("shardy", [True, False])
+def test_reshard_on_a_mesh_with_auto_axes_leaves_dimensions_open(shardy):
+    """Over a mesh with some Auto axes (`auto_axes(axes=...)`) a `reshard` leaves every
+    dimension open to the partitioner and closes the unused Explicit axes (JAX 0.10.2's
+    text: `[{?}, {?}], replicated={"x"}` / GSPMD's `unspecified_dims`)."""
+    def g(a):
+        return jax.reshard(a, P(None, None)), jax.reshard(a, P(None, "x"))
+    old = jax.config.read("jax_use_shardy_partitioner")
+    jax.config.update("jax_use_shardy_partitioner", shardy)
+    try:
+        with jax.set_mesh(_mesh(AxisType.Explicit, AxisType.Auto)) as mesh:
+            text = jax.jit(g).lower(jax.device_put(_X, NamedSharding(mesh, P("x")))).as_text()
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", old)
+    got = _constraints(text)
+    if shardy:
+        assert got == [
+            'sdy.sharding_constraint %arg0 <@mesh, [{?}, {?}], replicated={"x"}> : '
+            'tensor<4x2xf32>',
+            'sdy.sharding_constraint %arg0 <@mesh, [{?}, {"x", ?}]> : tensor<4x2xf32>']
+        return
+    # (JAX writes the second tiling `{devices=[1,2,2]<=[4] last_tile_dim_replicate}`:
+    # the same tiling as astjax's explicit device list)
+    call = ('stablehlo.custom_call @Sharding(%arg0) {backend_config = "unspecified_dims=[0,1]"'
+            ', mhlo.sharding = "{')
+    assert got[0] == call + 'replicated}"} : (tensor<4x2xf32>) -> tensor<4x2xf32>'
+    assert got[1].startswith(call + "devices=[1,2,2]") and len(got) == 2
+
+
+def test_inner_sharded_jit_keeps_its_arguments_types():
+    """On an Explicit mesh an inner `jit`'s in_shardings / out_shardings constrain the
+    layout but leave the type as it was (JAX 0.10.2: `typeof` inside and after is
+    `float32[4,2]`; `eval_shape` gives no sharding without `set_mesh`, replicated over
+    it); astjax typed the values as the in_shardings."""
+    mesh = _mesh(AxisType.Explicit, AxisType.Explicit)
+    inner_in = jax.jit(lambda a: a * 2, in_shardings=NamedSharding(mesh, P("x")))
+    inner_out = jax.jit(lambda a: a * 2, out_shardings=NamedSharding(mesh, P("x")))
+    x = jax.ShapeDtypeStruct((4, 2), np.float32)
+    for inner in (inner_in, inner_out):
+        assert jax.eval_shape(lambda a: inner(a) + 1, x).sharding is None
+        with jax.set_mesh(mesh):
+            got = jax.eval_shape(lambda a: inner(a) + 1, x).sharding
+        assert got.spec == P(None, None) and got.mesh == mesh.abstract_mesh
+    seen = []
+
+    def body(a):
+        seen.append(str(jax.typeof(a)))
+        return a * 2
+    inner = jax.jit(body, in_shardings=NamedSharding(mesh, P("x")))
+    rep = jax.device_put(_X, NamedSharding(mesh, P()))
+    with jax.set_mesh(mesh):
+        out = jax.jit(lambda a: inner(a) + 1)(rep)
+    assert seen == ["float32[4,2]"] and out.sharding.spec == P(None, None)
+    np.testing.assert_array_equal(np.asarray(out), _X * 2 + 1)
