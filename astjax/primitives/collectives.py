@@ -345,6 +345,8 @@ axis_index_p = core.new_primitive("axis_index")
 def _axis_index_lowering(ctx, *, axis_name):
     mesh = _manual((axis_name,))
     auto = shd.current_auto_axes()
+    if mesh is not None and auto and mesh.shape[axis_name] == 1:   # (JAX's constant)
+        return ctx.constant(np.asarray(0, np.int32), ShapedArray((), np.int32))
     if mesh is not None and auto:
         # partially manual (Shardy): the partition id is read in a nested computation
         # manual over the automatic axes too, as JAX lowers it
