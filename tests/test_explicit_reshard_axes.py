@@ -140,3 +140,52 @@ def test_inner_sharded_jit_keeps_its_arguments_types():
         out = jax.jit(lambda a: inner(a) + 1)(rep)
     assert seen == ["float32[4,2]"] and out.sharding.spec == P(None, None)
     np.testing.assert_array_equal(np.asarray(out), _X * 2 + 1)
+
+
+_ASSERT = ("`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+           "`Explicit`. The array sharding: {} did not match the sharding provided: {}. Please "
+           "use `jax.sharding.reshard` to shard your input to the sharding you want.")
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_with_sharding_constraint_asserts_the_type_on_an_explicit_mesh(staged):
+    """Under `set_mesh` of an Explicit mesh `with_sharding_constraint` asserts the
+    value's type (JAX 0.10.2's AssertionError) and constrains nothing; astjax resharded
+    silently."""
+    wsc = jax.lax.with_sharding_constraint
+    mesh = _mesh(AxisType.Explicit, AxisType.Explicit)
+    with jax.set_mesh(mesh):
+        a = jax.device_put(_X, NamedSharding(mesh, P("x")))
+        run = jax.jit if staged else (lambda f: f)
+        same = run(lambda v: wsc(v, P("x")))(a)
+        assert str(jax.typeof(same)) == "float32[4@x,2]"
+        with pytest.raises(AssertionError) as info:
+            run(lambda v: wsc(v, P(None, "y")))(a)
+        with pytest.raises(ValueError) as unconstrained:
+            run(lambda v: wsc(v, P(P.UNCONSTRAINED, "y")))(a)
+        text = jax.jit(lambda v: wsc(v * 2, P("x"))).lower(a).as_text()
+    assert isinstance(info.value, AstjaxError)
+    assert info.value.message == _ASSERT.format("P('x', None)", "P(None, 'y')")
+    assert unconstrained.value.message == (
+        "P(UNCONSTRAINED, 'y') cannot contain `P.UNCONSTRAINED` when no mesh axis_types are "
+        "`Auto`. Got mesh axis_types: (Explicit, Explicit)")
+    # JAX 0.10.2: the multiplication's constraints only (its scalar's and its result's)
+    assert _constraints(text) == [
+        'sdy.sharding_constraint %0 <@mesh, [{"x"}, {}]> : tensor<4x2xf32>',
+        'sdy.sharding_constraint %2 <@mesh, [{"x"}, {}]> : tensor<4x2xf32>']
+
+
+def test_with_sharding_constraint_names_auto_axes_only_elsewhere():
+    """Outside an Explicit context mesh a layout naming a non-Auto axis is JAX 0.10.2's
+    ValueError (astjax constrained to it)."""
+    wsc = jax.lax.with_sharding_constraint
+    ex = _mesh(AxisType.Explicit, AxisType.Explicit)
+    with pytest.raises(ValueError) as info:
+        jax.jit(lambda v: wsc(v * 2, NamedSharding(ex, P("x"))))(_X)
+    assert info.value.message == (
+        "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto "
+        "axes of the mesh. Got spec=P('x',) and mesh=AbstractMesh('x': 2, 'y': 2, axis_types="
+        "(Explicit, Explicit), device_kind=cpu, num_cores=None, platform=cpu). You probably "
+        "meant to use `reshard` API?")
+    with jax.set_mesh(_mesh(AxisType.Explicit, AxisType.Auto)), pytest.raises(ValueError):
+        jax.jit(lambda v: wsc(v * 2, P("x")))(_X)

@@ -26,13 +26,18 @@ from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, calle
 from .base import deflinear, is_zero, register, shown_params
 from .structural import out_layout
 
-__all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
+__all__ = ["MeshContextError", "ShardingAssertionError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "is_partial", "reshard", "constrain_op",
            "shardy_lowering", "is_layout", "layouts_per_leaf", "constrain_layouts"]
 
 
 class MeshContextError(ArgumentError, RuntimeError):
     """A bare PartitionSpec was given where no mesh is in context (JAX: RuntimeError)."""
+
+
+class ShardingAssertionError(ArgumentError, AssertionError):
+    """`with_sharding_constraint` under a mesh of Explicit axes asserts the value's type
+    has the given layout; it has another (JAX: AssertionError)."""
 
 
 def resolve_sharding(s, what, loc=None):
@@ -83,6 +88,8 @@ sharding_constraint_p = core.new_primitive("sharding_constraint")
 
 
 def _constraint_lowering(ctx, x, *, sharding, kind=None):
+    if kind == "assert":    # (the type was checked: nothing to lay out, as JAX)
+        return x
     if kind == "reshard":
         return typed_constraint_op(ctx, x, ctx.avals_in[0], sharding)
     return constrain_op(ctx, x, ctx.avals_in[0], sharding)
@@ -155,9 +162,11 @@ def _constraint_batch(args, dims, *, sharding, **kind):
 
 
 # `kind` (absent for `with_sharding_constraint`): "reshard" (`jax.reshard`: lowered as
-# JAX lowers a type's layout, `typed_constraint_op`) or "layout" (an inner sharded
+# JAX lowers a type's layout, `typed_constraint_op`), "layout" (an inner sharded
 # `jit`'s in_shardings / out_shardings: the value keeps its type, as in JAX, where
-# those only constrain the layout: codegen/explicit.py)
+# those only constrain the layout: codegen/explicit.py) or "assert" (a
+# `with_sharding_constraint` under a context mesh of Explicit axes: JAX asserts the
+# type has that layout, codegen/explicit.py, and lowers nothing)
 register(sharding_constraint_p,
          impl=lambda x, *, sharding, kind=None: x,
          abstract_eval=lambda x, *, sharding, kind=None: x,
@@ -215,9 +224,34 @@ def _constrain(x, shardings, loc, what, checked=False, kind=None):
                 "Using *pspec is dangerous when PartitionSpec has non-empty unreduced/reduced "
                 "set. Please use *spec.partitions", hint="use jax.reshard(x, spec)", loc=loc)
         check_sharding_fits(s, core.get_aval(v), what, loc)
-        outs.append(sharding_constraint_p.bind(v, sharding=s, **({"kind": kind} if kind
+        this = kind
+        if what == "with_sharding_constraint" and isinstance(s, shd.NamedSharding):
+            if shd.AxisType.Auto not in s.mesh.axis_types and any(
+                    e is shd.PartitionSpec.UNCONSTRAINED for e in s.spec):
+                raise ArgumentValueError(
+                    f"{s.spec} cannot contain `P.UNCONSTRAINED` when no mesh axis_types are "
+                    f"`Auto`. Got mesh axis_types: {tuple(s.mesh.axis_types)}",
+                    hint="name the axes or use None", loc=loc)
+            if shd.get_abstract_mesh().are_all_axes_explicit:
+                this = "assert"     # (JAX's: the type is checked, nothing constrained)
+            else:
+                _check_auto_axes(s, loc)
+        outs.append(sharding_constraint_p.bind(v, sharding=s, **({"kind": this} if this
                                                                  else {})))
     return tree_util.tree_unflatten(tree, outs)
+
+
+def _check_auto_axes(s, loc):
+    """JAX's ValueError for a `with_sharding_constraint` layout naming a mesh axis that
+    is not Auto (outside a context mesh of Explicit axes: `reshard` lays those out)."""
+    mesh = s.mesh if isinstance(s.mesh, shd.AbstractMesh) else s.mesh.abstract_mesh
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    if any(kinds.get(a) != shd.AxisType.Auto for e in s.spec
+           if e is not shd.PartitionSpec.UNCONSTRAINED for a in shd.PartitionSpec._axes(e)):
+        raise ArgumentValueError(
+            "The spec of NamedSharding passed to with_sharding_constraint can only refer to "
+            f"Auto axes of the mesh. Got spec={s.spec} and mesh={mesh}. You probably meant "
+            "to use `reshard` API?", hint="use jax.reshard for Explicit axes", loc=loc)
 
 
 def _concrete_layout(v, s, loc):
