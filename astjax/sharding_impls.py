@@ -35,7 +35,7 @@ __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec",
            "IndivisibleError", "DuplicateSpecError", "hlo_sharding", "named_from_tiles",
            "lowering_assignment", "current_assignment", "manual_axes", "current_manual_mesh",
            "current_auto_axes", "manual_groups", "axis_index_table", "ShardingTypeError",
-           "sdy_sharding", "sdy_maximal", "sdy_mesh_decls", "ManualAxisType", "manual_abstract_mesh",
+           "sdy_sharding", "sdy_mesh_decls", "ManualAxisType", "manual_abstract_mesh",
            "AbstractDevice", "make_single_device_sharding", "use_abstract_mesh"]
 
 
@@ -706,9 +706,8 @@ def _sdy_mesh(key, decl):
 def sdy_sharding(sharding, ndim, assignment, open_dims=(), replicated=()) -> str:
     """The Shardy layout `<@mesh, [...]>` of `sharding` for a rank-`ndim` value of a
     program on devices `assignment`, registering its mesh; UNCONSTRAINED entries and
-    the dimensions in `open_dims` are open (`?`), the mesh axes `replicated` closed to
-    them (`replicated={"x"}`). None (each device's own value) and a
-    SingleDeviceSharding are replicated over the empty mesh, as JAX writes both."""
+    `open_dims` are open (`?`), the mesh axes `replicated` closed (`replicated={"x"}`).
+    None and a SingleDeviceSharding: replicated over the empty mesh, as JAX writes."""
     if sharding is None or isinstance(sharding, SingleDeviceSharding):
         return f"<@{_sdy_mesh(('empty',), '<[]>')}, [{', '.join(['{}'] * ndim)}]>"
     if not isinstance(sharding, NamedSharding):
@@ -738,9 +737,8 @@ def sdy_sharding(sharding, ndim, assignment, open_dims=(), replicated=()) -> str
 
 
 def sdy_maximal(device, assignment) -> str:
-    """The Shardy layout `<@maximal_mesh_k, []>` placing a value on the one device
-    `device` of the program on `assignment` (a host callback's, as JAX places it),
-    registering its mesh."""
+    """The Shardy layout `<@maximal_mesh_k, []>` on the one device `device` of the
+    program on `assignment` (a host callback's, as JAX's), registering its mesh."""
     k = list(assignment).index(device)
     return f"<@{_sdy_mesh(('maximal', k), f'<[], device_ids=[{k}]>')}, []>"
 

@@ -59,13 +59,14 @@ import numpy as np
 from astjax import core, ir
 from astjax.errors import AstjaxError
 from astjax import sharding_impls as shd
-from astjax.primitives.spmd import ShardingAssertionError, sharding_constraint_p
+from astjax.primitives.spmd import sharding_constraint_p
 from astjax.primitives.untyped_made import is_untyped_made
 
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
 from .explicit_reshape import reshape_rule as _reshape
-from .explicit_types import Typed, is_explicit, made_mesh, typed, typed_abstract, typed_sharding
+from .explicit_types import (Typed, assert_layout, is_explicit, made_mesh, typed, typed_abstract,
+                             typed_sharding)
 from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
@@ -323,7 +324,7 @@ def _result(prim, ts, params, out_avals, avals=None):
     if name == "sharding_constraint":     # sets the type, whatever the operand's --
         if params.get("kind") in ("layout", "assert"):   # but an inner jit's layouts
             if params["kind"] == "assert" and ts[0] is not None:   # keep it (JAX's)
-                _assert_layout(ts[0], params["sharding"])
+                assert_layout(ts[0], params["sharding"])
             return [None if ts[0] is None else Typed(out_avals[0], ts[0].spec, ts[0].mesh,
                                                      ts[0].unreduced, reduced=ts[0].reduced)]
         return [typed_sharding(params["sharding"], out_avals[0])]
@@ -357,21 +358,6 @@ def _result(prim, ts, params, out_avals, avals=None):
         _err(f"{name} operation with inputs: {ins} produces an illegally sharded result: "
              f"{out.str_short(True)}")
     return [Typed(a, spec, mesh, unreduced, reduced=reduced) for a in out_avals]
-
-
-def _assert_layout(t, sharding):
-    """JAX's AssertionError for `with_sharding_constraint` under a mesh of Explicit
-    axes when the value's type `t` is laid out otherwise than `sharding` says
-    (UNCONSTRAINED entries match anything)."""
-    want = typed_sharding(sharding, t.aval)
-    given = want.spec if want is not None else sharding.spec._normalized(t.aval.ndim)
-    if any(g is not shd.PartitionSpec.UNCONSTRAINED and g != h for g, h in zip(given, t.spec)):
-        raise ShardingAssertionError(
-            "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
-            f"`Explicit`. The array sharding: {shd.PartitionSpec(*t.spec)} did not match the "
-            f"sharding provided: {shd.PartitionSpec(*given)}. Please use "
-            "`jax.sharding.reshard` to shard your input to the sharding you want.",
-            hint="use jax.reshard(x, spec) to change the layout")
 
 
 def _given(params, aval):
