@@ -217,3 +217,20 @@ def test_single_device_sharding_annotated_replicated(shardy):
     constraint, result = _SINGLE_IN_PROGRAM[shardy]
     assert constraint in texts[0] and result in texts[1]
     assert "maximal" not in texts[0] + texts[1]
+
+
+def test_device_put_to_a_single_device_sharding_inside_jit_places_the_program():
+    """A `device_put` to a SingleDeviceSharding inside `jit` runs the program on that
+    device, and is JAX 0.10.2's ValueError beside arguments on other devices; a bare
+    Device there is ignored, as in JAX (astjax ignored both)."""
+    x = np.ones(8, np.float32)
+    one = SingleDeviceSharding(jax.devices()[1])
+    out = jax.jit(lambda a: jax.device_put(a * 2, one))(x)
+    assert out.sharding == one
+    out = jax.jit(lambda a: jax.device_put(a * 2, jax.devices()[1]))(x)
+    assert out.sharding == SingleDeviceSharding(jax.devices()[0])
+    on_mesh = jax.device_put(x, NamedSharding(_mesh(2), P("model")))
+    for arg in (on_mesh, jax.device_put(x, SingleDeviceSharding(jax.devices()[0]))):
+        with pytest.raises(ValueError, match="Received incompatible devices for jitted "
+                                             "computation"):
+            jax.jit(lambda a: jax.device_put(a * 2, one))(arg)
