@@ -189,3 +189,19 @@ def test_with_sharding_constraint_names_auto_axes_only_elsewhere():
         "meant to use `reshard` API?")
     with jax.set_mesh(_mesh(AxisType.Explicit, AxisType.Auto)), pytest.raises(ValueError):
         jax.jit(lambda v: wsc(v * 2, P("x")))(_X)
+
+
+def test_asserting_constraint_is_transparent_to_grad_and_vmap():
+    """JAX's asserting `with_sharding_constraint` leaves no equation, so `vmap` (checked
+    on one row, `f32[4@y]`) and `grad` pass through it: no assertion against the
+    batched or cotangent type."""
+    wsc = jax.lax.with_sharding_constraint
+    mesh = _mesh(AxisType.Explicit, AxisType.Explicit)
+    x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+    with jax.set_mesh(mesh):
+        a = jax.device_put(x, NamedSharding(mesh, P("x", "y")))
+        rows = jax.jit(jax.vmap(lambda r: wsc(r * 2, P("y"))))(a)
+        g = jax.jit(jax.grad(lambda v: (wsc(v, P("x", "y")) ** 2).sum()))(a)
+    assert rows.sharding.spec == P("x", "y") and g.sharding.spec == P("x", "y")
+    np.testing.assert_array_equal(np.asarray(rows), 2 * x)
+    np.testing.assert_array_equal(np.asarray(g), 2 * x)
