@@ -604,8 +604,8 @@ def hlo_sharding(sharding, ndim, assignment, unconstrained_ok=False) -> str:
     whose device assignment is `assignment` (a sequence of devices). With
     `unconstrained_ok`, UNCONSTRAINED dimensions are written untiled (the caller
     lists them as `unspecified_dims`)."""
-    if isinstance(sharding, SingleDeviceSharding):
-        return f"{{maximal device={list(assignment).index(sharding._device)}}}"
+    if isinstance(sharding, SingleDeviceSharding):   # (JAX's: replicated, not maximal)
+        return "{replicated}"
     if not isinstance(sharding, NamedSharding):
         raise TypeError(f"cannot annotate a program with {sharding!r}")
     dims, rep, tiled = _tiles(sharding, ndim, assignment, unconstrained_ok)
@@ -703,15 +703,13 @@ def _sdy_mesh(key, decl):
     return table[key][0]
 
 
-def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
-    """The Shardy layout `<@mesh, [...]>` of `sharding` (None: each device's own value)
-    for a rank-`ndim` value of a program on devices `assignment`, registering its mesh;
-    UNCONSTRAINED entries and the dimensions in `open_dims` are open (`?`)."""
-    if sharding is None:
+def sdy_sharding(sharding, ndim, assignment, open_dims=(), replicated=()) -> str:
+    """The Shardy layout `<@mesh, [...]>` of `sharding` for a rank-`ndim` value of a
+    program on devices `assignment`, registering its mesh; UNCONSTRAINED entries and
+    `open_dims` are open (`?`), the mesh axes `replicated` closed (`replicated={"x"}`).
+    None and a SingleDeviceSharding: replicated over the empty mesh, as JAX writes."""
+    if sharding is None or isinstance(sharding, SingleDeviceSharding):
         return f"<@{_sdy_mesh(('empty',), '<[]>')}, [{', '.join(['{}'] * ndim)}]>"
-    if isinstance(sharding, SingleDeviceSharding):
-        k = list(assignment).index(sharding._device)
-        return f"<@{_sdy_mesh(('maximal', k), f'<[], device_ids=[{k}]>')}, []>"
     if not isinstance(sharding, NamedSharding):
         raise TypeError(f"cannot annotate a program with {sharding!r}")
     mesh = sharding.mesh
@@ -731,9 +729,18 @@ def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
         if entry is PartitionSpec.UNCONSTRAINED or d in open_dims:
             names.append("?")
         dims.append("{" + ", ".join(names) + "}")
-    unreduced = [f'"{a}"' for a in mesh.axis_names if a in sharding.spec.unreduced]
-    extra = f", unreduced={{{', '.join(unreduced)}}}" if unreduced else ""
+    extra = ""
+    for tag, axes in (("replicated", replicated), ("unreduced", sharding.spec.unreduced)):
+        named = [f'"{a}"' for a in mesh.axis_names if a in axes]
+        extra += f", {tag}={{{', '.join(named)}}}" if named else ""
     return f"<@{name}, [{', '.join(dims)}]{extra}>"
+
+
+def sdy_maximal(device, assignment) -> str:
+    """The Shardy layout `<@maximal_mesh_k, []>` on the one device `device` of the
+    program on `assignment` (a host callback's, as JAX's), registering its mesh."""
+    k = list(assignment).index(device)
+    return f"<@{_sdy_mesh(('maximal', k), f'<[], device_ids=[{k}]>')}, []>"
 
 
 def sdy_mesh_decls() -> list:

@@ -64,7 +64,8 @@ from astjax.primitives.untyped_made import is_untyped_made
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
 from .explicit_reshape import reshape_rule as _reshape
-from .explicit_types import Typed, is_explicit, made_mesh, typed, typed_abstract, typed_sharding
+from .explicit_types import (Typed, assert_layout, is_explicit, made_mesh, typed, typed_abstract,
+                             typed_sharding)
 from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
@@ -319,7 +320,12 @@ def _result(prim, ts, params, out_avals, avals=None):
     """The Typed results of one equation (None: untyped), with JAX's check that no
     mesh axis is named twice. Of several results only `sort`'s are typed (alike)."""
     name = prim.name
-    if name == "sharding_constraint":     # sets the type, whatever the operand's
+    if name == "sharding_constraint":     # sets the type, whatever the operand's --
+        if params.get("kind") in ("layout", "assert"):   # but an inner jit's layouts
+            if params["kind"] == "assert" and ts[0] is not None:   # keep it (JAX's)
+                assert_layout(ts[0], params["sharding"])
+            return [None if ts[0] is None else Typed(out_avals[0], ts[0].spec, ts[0].mesh,
+                                                     ts[0].unreduced, reduced=ts[0].reduced)]
         return [typed_sharding(params["sharding"], out_avals[0])]
     if name == "shard_map":               # its results are laid out by out_specs
         mesh = params["mesh"]

@@ -2,16 +2,20 @@
 `codegen/explicit.py`): `Typed` -- an aval, one spec entry per dimension, the mesh,
 the unreduced / reduced axes -- printed as JAX prints such types (`f32[4@x,2]`), and
 the Typed of a sharding (`typed_sharding`), of a concrete array (`typed`) or of an
-argument of an abstract evaluation (`typed_abstract`)."""
+argument of an abstract evaluation (`typed_abstract`); `with_sharding_constraint`'s
+assertion of a type's layout (`assert_layout`)."""
 from __future__ import annotations
 
 from astjax import core, dtypes
 from astjax.config import config
 from astjax import sharding_impls as shd
 
+from astjax.primitives.spmd import ShardingAssertionError
+
 from . import sharded
 
-__all__ = ["Typed", "is_explicit", "typed_sharding", "typed", "made_mesh", "typed_abstract"]
+__all__ = ["Typed", "is_explicit", "typed_sharding", "typed", "made_mesh", "typed_abstract",
+           "assert_layout"]
 
 
 class Typed:
@@ -120,3 +124,18 @@ def typed_abstract(sharding, aval):
     if mesh is None or type(aval) is not core.ShapedArray:
         return None
     return Typed(aval, [None] * aval.ndim, mesh)
+
+
+def assert_layout(t, sharding):
+    """JAX's AssertionError for `with_sharding_constraint` under a mesh of Explicit
+    axes when the value's type `t` is laid out otherwise than `sharding` says
+    (UNCONSTRAINED entries match anything)."""
+    want = typed_sharding(sharding, t.aval)
+    given = want.spec if want is not None else sharding.spec._normalized(t.aval.ndim)
+    if any(g is not shd.PartitionSpec.UNCONSTRAINED and g != h for g, h in zip(given, t.spec)):
+        raise ShardingAssertionError(
+            "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+            f"`Explicit`. The array sharding: {shd.PartitionSpec(*t.spec)} did not match the "
+            f"sharding provided: {shd.PartitionSpec(*given)}. Please use "
+            "`jax.sharding.reshard` to shard your input to the sharding you want.",
+            hint="use jax.reshard(x, spec) to change the layout")

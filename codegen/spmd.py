@@ -42,6 +42,7 @@ from astjax.ir import memory_space_rule
 from astjax.errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
                            caller_location)
 from astjax.primitives import effects
+from astjax.primitives.device_put import device_put_p
 from astjax.primitives.ffi_call import Token
 from astjax.primitives.shard_map import SPMD_PRIMITIVES, platform_index_operand, shard_map_p
 from astjax.primitives.spmd import (check_sharding_fits, constrain_layouts, is_partial,
@@ -74,14 +75,25 @@ def spmd_shardings_in(jaxpr):
                 out.append(shd.NamedSharding(m, shd.PartitionSpec()))
         elif out_sharding(eqn) is not None:
             out.append(out_sharding(eqn))
+        else:
+            out += _placed_on_one(eqn)
     return out
 
 
+def _placed_on_one(eqn):
+    """The SingleDeviceShardings a `device_put` inside the program names: JAX runs the
+    program on that device (its ValueError when the rest is elsewhere); a bare Device
+    there it ignores."""
+    if eqn.primitive is not device_put_p:
+        return []
+    return [d for d in eqn.params["devices"] if isinstance(d, shd.SingleDeviceSharding)]
+
+
 def needs_spmd(jaxpr) -> bool:
-    """Whether `jaxpr` contains a partitioning primitive or an operation that lays
-    its result out (`out_sharding`)."""
+    """Whether `jaxpr` contains a partitioning primitive, an operation that lays
+    its result out (`out_sharding`) or a `device_put` to a SingleDeviceSharding."""
     return any(eqn.primitive in SPMD_PRIMITIVES or out_sharding(eqn) is not None
-               for eqn in core.all_eqns(jaxpr))
+               or _placed_on_one(eqn) for eqn in core.all_eqns(jaxpr))
 
 
 def layouts_of(leaves):

@@ -185,3 +185,52 @@ def test_jit_callback_result_carries_no_mesh():
     one = jax.device_put(jnp.arange(8.), NamedSharding(_mesh(1), P(None)))
     r = jax.jit(_callback_in_jit)(one)
     assert isinstance(r.sharding, NamedSharding) and _spec(r) == "P()"
+
+
+#: JAX 0.10.2's annotations of a SingleDeviceSharding inside a partitioned program
+#: (`with_sharding_constraint`, out_shardings next to a one-device mesh): replicated over
+#: the empty mesh (Shardy) / `{replicated}` (GSPMD), never a maximal layout -- that is a
+#: host callback's placement only.
+_SINGLE_IN_PROGRAM = {
+    True: ("%2 = sdy.sharding_constraint %1 <@empty_mesh, [{}]> : tensor<4xf32>",
+           "(tensor<4xf32> {jax.result_info = \"result\", "
+           "sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>})"),
+    False: ('mhlo.sharding = "{replicated}"} : (tensor<4xf32>) -> tensor<4xf32>',
+            '(tensor<4xf32> {jax.result_info = "result", mhlo.sharding = "{replicated}"})'),
+}
+
+
+@pytest.mark.parametrize("shardy", [True, False])
+def test_single_device_sharding_annotated_replicated(shardy):
+    d0 = jax.devices()[0]
+    x = np.ones(4, np.float32)
+    old = jax.config.read("jax_use_shardy_partitioner")
+    jax.config.update("jax_use_shardy_partitioner", shardy)
+    try:
+        wsc = jax.jit(lambda a: lax.with_sharding_constraint(a * 2, SingleDeviceSharding(d0)))
+        out = jax.jit(lambda a: a * 2, in_shardings=NamedSharding(Mesh(np.array([d0]), ("x",)),
+                                                                  P("x")),
+                      out_shardings=SingleDeviceSharding(d0))
+        texts = wsc.lower(x).as_text(), out.lower(x).as_text()
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", old)
+    constraint, result = _SINGLE_IN_PROGRAM[shardy]
+    assert constraint in texts[0] and result in texts[1]
+    assert "maximal" not in texts[0] + texts[1]
+
+
+def test_device_put_to_a_single_device_sharding_inside_jit_places_the_program():
+    """A `device_put` to a SingleDeviceSharding inside `jit` runs the program on that
+    device, and is JAX 0.10.2's ValueError beside arguments on other devices; a bare
+    Device there is ignored, as in JAX (astjax ignored both)."""
+    x = np.ones(8, np.float32)
+    one = SingleDeviceSharding(jax.devices()[1])
+    out = jax.jit(lambda a: jax.device_put(a * 2, one))(x)
+    assert out.sharding == one
+    out = jax.jit(lambda a: jax.device_put(a * 2, jax.devices()[1]))(x)
+    assert out.sharding == SingleDeviceSharding(jax.devices()[0])
+    on_mesh = jax.device_put(x, NamedSharding(_mesh(2), P("model")))
+    for arg in (on_mesh, jax.device_put(x, SingleDeviceSharding(jax.devices()[0]))):
+        with pytest.raises(ValueError, match="Received incompatible devices for jitted "
+                                             "computation"):
+            jax.jit(lambda a: jax.device_put(a * 2, one))(arg)

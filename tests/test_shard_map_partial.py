@@ -92,3 +92,32 @@ def test_gspmd_reports_collectives_it_cannot_partition(gspmd, body):
                       axis_names={"x"}, check_vma=False)
     with pytest.raises(NotImplementedInAstjaxError, match="partially manual"):
         jax.jit(f)(np.ones((4, 8), np.float32))
+
+
+#: JAX 0.10.2 (GSPMD, a 1x4 mesh, manual over the size-1 axis 'x'): every collective over
+#: 'x' is the identity there and axis_index('x') is 0, so each body returns its block
+_SIZE_ONE_BODIES = {
+    "axis_index": lambda b: b + jax.lax.axis_index("x"),
+    "all_gather": lambda b: jax.lax.all_gather(b, "x", tiled=True),
+    "ppermute": lambda b: jax.lax.ppermute(b, "x", [(0, 0)]),
+    "all_to_all": lambda b: jax.lax.all_to_all(b, "x", 0, 0, tiled=True),
+    "psum": lambda b: jax.lax.psum(b, "x"),
+}
+
+
+@pytest.mark.parametrize("shardy", [False, True])
+@pytest.mark.parametrize("name", sorted(_SIZE_ONE_BODIES))
+def test_partially_manual_over_a_size_one_axis(name, shardy):
+    """Manual over a size-1 axis only, the body is lowered in place (no manual
+    computation), so GSPMD partitions every collective, as in JAX (astjax refused
+    axis_index / all_gather / ppermute / all_to_all there)."""
+    mesh = Mesh(np.array(jax.devices()[:4]).reshape(1, 4), ("x", "y"))
+    f = jax.jit(jax.shard_map(_SIZE_ONE_BODIES[name], mesh=mesh, in_specs=P("x"),
+                              out_specs=P("x"), axis_names={"x"}))
+    x = np.arange(16.0, dtype=np.float32).reshape(8, 2)
+    old = jax.config.read("jax_use_shardy_partitioner")
+    jax.config.update("jax_use_shardy_partitioner", shardy)
+    try:
+        np.testing.assert_array_equal(np.asarray(f(x)), x)
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", old)

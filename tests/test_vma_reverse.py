@@ -87,11 +87,6 @@ PRINTED_XFAIL = {
     "grad_fully_invariant": _CLEANUP, "grad_partial_manual": _CLEANUP,
     "grad_in_python_loop": _LOOP, "grad_of_python_loop_rows": _LOOP,
     "jacrev_psum": _JACREV, "jacrev_invariant_input": _JACREV,
-    "grad_all_to_all": _differs("astjax's all_to_all carries axis_size as a param "
-                                "(collectives.py): abstract evaluation needs no axis "
-                                "environment, which spmd.py's shard_map batch rule does not "
-                                "give its body (test_vmap.py::test_all_to_all_in_a_vmapped_"
-                                "shard_map)"),
     "grad_in_custom_jvp": _differs("custom_jvp_call's params: JAX prints name= and "
                                    "jvp=<lambda>, astjax jvp=jvp and num_consts"),
     "grad_second_order": _differs("JAX keeps the inner grad's unused forward integer_pow "

@@ -174,7 +174,7 @@ def _placement(ctx, avals_out) -> dict:
             ctx.mb.decls.setdefault("maximal_mesh_0", _MAXIMAL)
             one = "<@maximal_mesh_0, []>"
         else:
-            one = shd.sdy_sharding(shd.SingleDeviceSharding(assignment[0]), 0, assignment)
+            one = shd.sdy_maximal(assignment[0], assignment)
         parts = [one] * max(1, len(avals_out))
     return {"sdy.sharding": f"#sdy.sharding_per_value<[{', '.join(parts)}]>"}
 

@@ -40,7 +40,9 @@ a table indexed by `partition_id`. `psum_scatter` binds `reduce_scatter`
 (`collectives_scatter.py`), all_gather's transpose.
 
 Deviation from JAX: `all_to_all` carries `axis_size` as a param (as `all_gather`
-does in JAX), so that abstract evaluation needs no axis environment. Each of
+does in JAX), so that abstract evaluation needs no axis environment (the passes that
+re-stage a shard_map or pmap body -- its transpose, linearization, vmap -- do not all
+keep its named axes in scope); printed jaxprs leave it out, as JAX's. Each of
 `psum`/`pmax`/`pmin` takes one operand (the wrappers bind once per pytree leaf).
 """
 from __future__ import annotations
@@ -53,7 +55,7 @@ from ..core import ShapedArray, bind
 from ..errors import (ArgumentValueError, AxisNameError,
                       NotImplementedInAstjaxError, ShapeError, caller_location)
 from .base import (deflinear, is_zero, lax_ops, mark_unsupported, matchaxis, moveaxis, nondiff,
-                   register)
+                   register, shown_params)
 from .elementwise import div_p, mul_p
 from .gather import GatherDimensionNumbers, GatherScatterMode, gather_p
 from .reductions import reduce_max_p, reduce_min_p, reduce_sum_p
@@ -345,6 +347,8 @@ axis_index_p = core.new_primitive("axis_index")
 def _axis_index_lowering(ctx, *, axis_name):
     mesh = _manual((axis_name,))
     auto = shd.current_auto_axes()
+    if mesh is not None and auto and mesh.shape[axis_name] == 1:   # (JAX's constant)
+        return ctx.constant(np.asarray(0, np.int32), ShapedArray((), np.int32))
     if mesh is not None and auto:
         # partially manual (Shardy): the partition id is read in a nested computation
         # manual over the automatic axes too, as JAX lowers it
@@ -678,8 +682,9 @@ def _all_to_all_batch(args, dims, *, axis_name, split_axis, concat_axis, axis_si
     return lax.reshape(y, tuple(out_shape)), 0
 
 
+# (printed as JAX's, whose all_to_all has no `axis_size`: see the module's docstring)
 register(all_to_all_p, abstract_eval=_all_to_all_ae, lowering=_all_to_all_lowering,
-         batch=_all_to_all_batch)
+         batch=_all_to_all_batch).pp_shown = shown_params(("axis_size",))
 all_to_all_p.always_batch = True
 deflinear(all_to_all_p, _all_to_all_transpose)
 

@@ -562,7 +562,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             _check_spec(m, s, v.aval, "out_specs", loc, auto, own_auto)
         body = core.closure_convert(jaxpr)
         bad = [p.name for p in _NOT_PARTIAL if auto and not shardy_lowering()
-               and _uses(body.jaxpr, p)]
+               and not _inlined(m, auto) and _uses(body.jaxpr, p)]
         if bad:
             raise NotImplementedInAstjaxError(
                 f"{bad[0]} inside a partially manual shard_map (axis_names= a subset of "

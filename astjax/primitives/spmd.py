@@ -23,16 +23,21 @@ from .. import core, tree_util
 from ..config import config
 from .. import sharding_impls as shd
 from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, caller_location
-from .base import deflinear, is_zero, register
+from .base import deflinear, is_zero, register, shown_params
 from .structural import out_layout
 
-__all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
+__all__ = ["MeshContextError", "ShardingAssertionError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "is_partial", "reshard", "constrain_op",
            "shardy_lowering", "is_layout", "layouts_per_leaf", "constrain_layouts"]
 
 
 class MeshContextError(ArgumentError, RuntimeError):
     """A bare PartitionSpec was given where no mesh is in context (JAX: RuntimeError)."""
+
+
+class ShardingAssertionError(ArgumentError, AssertionError):
+    """`with_sharding_constraint` under a mesh of Explicit axes asserts the value's type
+    has the given layout; it has another (JAX: AssertionError)."""
 
 
 def resolve_sharding(s, what, loc=None):
@@ -82,24 +87,50 @@ def is_partial(sharding, ndim) -> bool:
 sharding_constraint_p = core.new_primitive("sharding_constraint")
 
 
-def _constraint_lowering(ctx, x, *, sharding):
+def _constraint_lowering(ctx, x, *, sharding, kind=None):
+    if kind == "assert":    # (the type was checked: nothing to lay out, as JAX)
+        return x
+    if kind == "reshard":
+        return typed_constraint_op(ctx, x, ctx.avals_in[0], sharding)
     return constrain_op(ctx, x, ctx.avals_in[0], sharding)
 
 
-def constrain_op(ctx, x, aval, sharding):
+def typed_constraint_op(ctx, x, aval, sharding):
+    """`x` (of `aval`) laid out as a type with `sharding` is, as JAX lowers a `reshard`
+    (`mlir.lower_with_sharding_in_types`): unchanged over a mesh without axes or whose
+    axes are all Auto (inside `auto_axes`) or all Manual; over a mesh with some Auto
+    axes, constrained with every dimension open to the partitioner and the Explicit
+    axes the layout leaves unused replicated; else constrained to `sharding`."""
+    if not isinstance(sharding, shd.NamedSharding):
+        return constrain_op(ctx, x, aval, sharding)
+    kinds = set(sharding.mesh.axis_types)
+    if kinds <= {shd.AxisType.Auto} or kinds == {shd.AxisType.Manual}:
+        return x
+    return constrain_op(ctx, x, aval, sharding, open_all=shd.AxisType.Auto in kinds)
+
+
+def constrain_op(ctx, x, aval, sharding, open_all=False):
     """The op pinning the value `x` (of `aval`) to `sharding` in the partitioned
     program being lowered: `sdy.sharding_constraint` (Shardy) or the `Sharding`
-    custom call (GSPMD)."""
+    custom call (GSPMD). With `open_all`, every dimension is left open to the
+    partitioner and the Explicit mesh axes `sharding` does not name are replicated."""
     devs = shd.current_assignment()
     if devs is None:
         raise ArgumentValueError("with_sharding_constraint is lowered outside a partitioned "
                                  "program (astjax's internal lowering lost the device "
                                  "assignment)")
     if shardy_lowering():
+        opened = {}
+        if open_all:
+            spec, mesh = sharding.spec, sharding.mesh
+            used = {a for e in spec for a in shd.PartitionSpec._axes(e)}
+            opened = {"open_dims": range(aval.ndim), "replicated": {
+                a for a, t in zip(mesh.axis_names, mesh.axis_types) if t == shd.AxisType.Explicit
+                and a not in used | spec.unreduced | spec.reduced}}
         return ctx.op1("sdy.sharding_constraint", [x], aval, attrs={
-            "sharding": "#sdy.sharding" + shd.sdy_sharding(sharding, aval.ndim, devs)})
+            "sharding": "#sdy.sharding" + shd.sdy_sharding(sharding, aval.ndim, devs, **opened)})
     text = shd.hlo_sharding(sharding, aval.ndim, devs, unconstrained_ok=True)
-    free = _unconstrained_dims(sharding, aval.ndim)
+    free = list(range(aval.ndim)) if open_all else _unconstrained_dims(sharding, aval.ndim)
     config = "unspecified_dims=[" + ",".join(map(str, free)) + "]" if free else ""
     return ctx.op1("stablehlo.custom_call", [x], aval, attrs={
         "call_target_name": '"Sharding"', "backend_config": f'"{config}"',
@@ -119,24 +150,30 @@ def _unconstrained_dims(sharding, ndim):
             if e is shd.PartitionSpec.UNCONSTRAINED]
 
 
-def _constraint_batch(args, dims, *, sharding):
+def _constraint_batch(args, dims, *, sharding, **kind):
     x, d = args[0], dims[0]
     if d is None or not isinstance(sharding, shd.NamedSharding):
-        return sharding_constraint_p.bind(x, sharding=sharding), d
+        return sharding_constraint_p.bind(x, sharding=sharding, **kind), d
     spec = list(sharding.spec._normalized(core.get_aval(x).ndim - 1))
     spec.insert(d, None)
     new = shd.NamedSharding(sharding.mesh, shd.PartitionSpec(*spec),
                             memory_kind=sharding.memory_kind)
-    return sharding_constraint_p.bind(x, sharding=new), d
+    return sharding_constraint_p.bind(x, sharding=new, **kind), d
 
 
+# `kind` (absent for `with_sharding_constraint`): "reshard" (`jax.reshard`: lowered as
+# JAX lowers a type's layout, `typed_constraint_op`), "layout" (an inner sharded
+# `jit`'s in_shardings / out_shardings: the value keeps its type, as in JAX, where
+# those only constrain the layout: codegen/explicit.py) or "assert" (a
+# `with_sharding_constraint` under a context mesh of Explicit axes: JAX asserts the
+# type has that layout, codegen/explicit.py, and lowers nothing)
 register(sharding_constraint_p,
-         impl=lambda x, *, sharding: x,
-         abstract_eval=lambda x, *, sharding: x,
+         impl=lambda x, *, sharding, kind=None: x,
+         abstract_eval=lambda x, *, sharding, kind=None: x,
          lowering=_constraint_lowering,
-         batch=_constraint_batch)
-deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
-    None if is_zero(ct) else sharding_constraint_p.bind(ct, sharding=sharding)])
+         batch=_constraint_batch).pp_shown = shown_params(("kind",))
+deflinear(sharding_constraint_p, lambda ct, x, *, sharding, **kind: [
+    None if is_zero(ct) else sharding_constraint_p.bind(ct, sharding=sharding, **kind)])
 
 
 def is_layout(s):
@@ -168,7 +205,7 @@ def with_sharding_constraint(x, shardings):
     return _constrain(x, shardings, caller_location(), "with_sharding_constraint")
 
 
-def _constrain(x, shardings, loc, what, checked=False):
+def _constrain(x, shardings, loc, what, checked=False, kind=None):
     leaves, tree = tree_util.flatten_for_staging(x)
     per_leaf = layouts_per_leaf(shardings, x, f"{what}: the shardings", loc)
     outs = []
@@ -187,8 +224,34 @@ def _constrain(x, shardings, loc, what, checked=False):
                 "Using *pspec is dangerous when PartitionSpec has non-empty unreduced/reduced "
                 "set. Please use *spec.partitions", hint="use jax.reshard(x, spec)", loc=loc)
         check_sharding_fits(s, core.get_aval(v), what, loc)
-        outs.append(sharding_constraint_p.bind(v, sharding=s))
+        this = kind
+        if what == "with_sharding_constraint" and isinstance(s, shd.NamedSharding):
+            if shd.AxisType.Auto not in s.mesh.axis_types and any(
+                    e is shd.PartitionSpec.UNCONSTRAINED for e in s.spec):
+                raise ArgumentValueError(
+                    f"{s.spec} cannot contain `P.UNCONSTRAINED` when no mesh axis_types are "
+                    f"`Auto`. Got mesh axis_types: {tuple(s.mesh.axis_types)}",
+                    hint="name the axes or use None", loc=loc)
+            if shd.get_abstract_mesh().are_all_axes_explicit:
+                this = "assert"     # (JAX's: the type is checked, nothing constrained)
+            else:
+                _check_auto_axes(s, loc)
+        outs.append(sharding_constraint_p.bind(v, sharding=s, **({"kind": this} if this
+                                                                 else {})))
     return tree_util.tree_unflatten(tree, outs)
+
+
+def _check_auto_axes(s, loc):
+    """JAX's ValueError for a `with_sharding_constraint` layout naming a mesh axis that
+    is not Auto (outside a context mesh of Explicit axes: `reshard` lays those out)."""
+    mesh = s.mesh if isinstance(s.mesh, shd.AbstractMesh) else s.mesh.abstract_mesh
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    if any(kinds.get(a) != shd.AxisType.Auto for e in s.spec
+           if e is not shd.PartitionSpec.UNCONSTRAINED for a in shd.PartitionSpec._axes(e)):
+        raise ArgumentValueError(
+            "The spec of NamedSharding passed to with_sharding_constraint can only refer to "
+            f"Auto axes of the mesh. Got spec={s.spec} and mesh={mesh}. You probably meant "
+            "to use `reshard` API?", hint="use jax.reshard for Explicit axes", loc=loc)
 
 
 def _concrete_layout(v, s, loc):
@@ -221,11 +284,12 @@ def reshard(xs, out_shardings):
     outside `jit`, a sharding constraint inside. As JAX's, a layout may name Explicit
     axes only (its ValueError for an Auto or Manual one; its TypeError for another
     kind of sharding)."""
-    return _constrain(xs, out_shardings, caller_location(), "reshard", checked=True)
+    return _constrain(xs, out_shardings, caller_location(), "reshard", checked=True,
+                      kind="reshard")
 
 
 def constrain_layouts(xs, shardings):
     """`xs` laid out as `shardings` says, as `reshard` does but over mesh axes of any
-    type: an inner sharded `jit`'s in_shardings / out_shardings inside another program
-    (JAX's sharding constraints there)."""
-    return _constrain(xs, shardings, caller_location(), "reshard")
+    type and keeping their types: an inner sharded `jit`'s in_shardings /
+    out_shardings inside another program (JAX's sharding constraints there)."""
+    return _constrain(xs, shardings, caller_location(), "reshard", kind="layout")
