@@ -178,3 +178,24 @@ def test_bwd_cotangents_of_another_structure_are_jaxs_type_error(ct_of):
     JAX's TypeError, not a silently truncated or shifted gradient."""
     with pytest.raises(TypeError, match="custom_vjp bwd function must return a tuple"):
         jax.grad(_none_tree_vjp(lambda y: y, ct_of, False))(2.0)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("out", [lambda y: [y], lambda y: y * jnp.ones(2), lambda y: y > 0])
+def test_grad_checks_its_output_after_the_jvp_rules_run(out, jit):
+    """JAX's grad checks the output (one scalar, inexact) of its vjp, so a JVP rule that
+    raises is the error even for a list, vector or bool output (JAX 0.10.2: the rule's
+    RuntimeError; equinox's `nontraceable` under `grad(jaxpr_as_fun(...))`, which
+    returns a one-element list); astjax checked the output first."""
+    from astjax.extend.core import Primitive
+    from astjax.interpreters import ad
+    p = Primitive("eqx_fix_no_jvp")
+    p.def_impl(lambda x: x)
+    p.def_abstract_eval(lambda x: x)
+
+    def rule(primals, tangents):
+        raise RuntimeError("Detected differentiation")
+    ad.primitive_jvps[p] = rule
+    g = jax.grad(lambda x: out(p.bind(x)))
+    with pytest.raises(RuntimeError, match="Detected differentiation"):
+        (jax.jit(g) if jit else g)(1.0)
