@@ -12,6 +12,7 @@ signature).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -34,6 +35,7 @@ from .staging import leaf_aval, python_scalar
 from .transforms import ad
 from .transforms.ad import cleanup, differentiable, float0, inline
 from .ad_refs import VjpFunction
+from . import ad_eager_values
 # (the private names other modules of the API layer import from here: checkpoint_api,
 # compat's ad_checkpoint and compute_on, the tests)
 from .ad_base import (_CONCRETE, _Transformed, _argnums_tuple, _array_leaves,  # noqa: F401
@@ -236,8 +238,12 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
                                 f"lists; found {type(primals).__name__} and "
                                 f"{type(tangents).__name__}",
                                 hint="wrap them: jvp(f, (x,), (t,))")
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, aux="jvp" if has_aux else None)
     t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
+    eager = contextlib.nullcontext() if _staging() else ad_eager_values.jvp_values(
+        tree_util.flatten_for_staging((tuple(primals), {}))[0], t_leaves)
+    with eager:
+        closed, in_tree, out_tree, leaves = _stage(fun, primals, {},
+                                                   aux="jvp" if has_aux else None)
     if t_tree != in_tree:
         raise ArgumentTypeError("primal and tangent arguments to jax.jvp must have the same "
                                 f"tree structure; primals have {in_tree} and tangents have "
@@ -246,15 +252,26 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     in_avals = [v.aval for v in closed.jaxpr.invars]
     for a, t in zip(in_avals, t_leaves):
         _check_tangent(a, t, "jvp")
-    nz = [differentiable(a) for a in in_avals]
+    outvars = closed.jaxpr.outvars
+    # eagerly, what JAX's op-by-op jvp leaves as Python objects is found first
+    found = None if _staging() else ad_eager_values.split(closed, leaves, t_leaves)
+    known = {}
+    if found is not None:
+        closed, extra_p, extra_t, known = found
+        leaves, t_leaves = list(leaves) + extra_p, list(t_leaves) + extra_t
+    nz = [differentiable(v.aval) and not isinstance(t, core.Zero)
+          for v, t in zip(closed.jaxpr.invars, t_leaves)]
     jv, out_nz = ad.jvp_jaxpr(closed, nz, instantiate=True)
     jv = cleanup(jv)
-    outs = _run(jv, leaves + [t for t, z in zip(t_leaves, nz) if z])
-    n = len(closed.jaxpr.outvars)
+    outs = _run(jv, list(leaves) + [t for t, z in zip(t_leaves, nz) if z])
+    n = len(outvars)
     prim, touts = outs[:n], outs[n:]
     it = iter(touts)
     tl = [next(it) if z else np.zeros(v.aval.shape, float0)
-          for z, v in zip(out_nz, closed.jaxpr.outvars)]
+          for z, v in zip(out_nz, outvars)]
+    if not _staging():
+        prim, tl = map(list, zip(*(ad_eager_values.output(v, known, p, t)
+                                   for v, p, t in zip(outvars, prim, tl)))) if n else (prim, tl)
     if has_aux:
         main_tree, aux_tree = out_tree.children
         k = main_tree.num_leaves

@@ -209,3 +209,67 @@ def test_new_axes_are_jaxs_broadcast_in_dim(fn, text):
     staged a `reshape` (or its own `expand_dims` primitive, which JAX does not have)."""
     eqns = str(jax.make_jaxpr(fn)(jnp.ones(3))).splitlines()[1:-1]
     assert [e.strip() for e in eqns] == [text]
+
+
+def _eager_jvp_types(fn, primals, tangents):
+    out = jax.jvp(fn, primals, tangents)
+    # (JAX's result of an extension primitive's impl is its `TypedFloat`, a float)
+    return [("float" if isinstance(v, float) else type(v).__name__, float(v))
+            for v in jax.tree_util.tree_leaves(out)]
+
+
+def _custom_jvp_square_plus_one():
+    @jax.custom_jvp
+    def f(x):
+        return x ** 2 + 1
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        return primals[0] ** 2 + 1, tangents[0] ** 2
+    return f
+
+
+def _custom_jvp_calling_itself():
+    @jax.custom_jvp
+    def f(x):
+        return x ** 2 + 1
+
+    @f.defjvp
+    def f_jvp(primals, tangents):   # (equinox's filter_custom_jvp tests: the primal out
+        return f(primals[0]), tangents[0] ** 2   # is the function itself, called)
+    return f
+
+
+def _extension_identity():
+    from astjax.extend.core import Primitive
+    from astjax.interpreters import ad
+    p = Primitive("eqx_fix_identity_with_jvp")
+    p.def_impl(lambda x: x)
+    p.def_abstract_eval(lambda x: x)
+    ad.primitive_jvps[p] = lambda primals, tangents: (p.bind(*primals), tangents[0])
+    return p.bind
+
+
+@pytest.mark.parametrize("make,primals,tangents,expected", [
+    # (JAX 0.10.2's eager results, types and values)
+    (lambda: lambda x: x, (2.0,), (3.0,), [("float", 2.0), ("float", 3.0)]),
+    (lambda: lambda x: (x, x * 2), (2.0,), (3.0,),
+     [("float", 2.0), ("Array", 4.0), ("float", 3.0), ("Array", 6.0)]),
+    (_custom_jvp_square_plus_one, (2.0,), (3.0,), [("float", 5.0), ("float", 9.0)]),
+    (lambda: (lambda f: lambda x: f(f(x)))(_custom_jvp_square_plus_one()), (2.0,), (3.0,),
+     [("float", 26.0), ("float", 81.0)]),
+    (_custom_jvp_square_plus_one, (jnp.float32(2.0),), (jnp.float32(3.0),),
+     [("Array", 5.0), ("Array", 9.0)]),
+    (_extension_identity, (1.0,), (1.0,), [("float", 1.0), ("float", 1.0)]),
+    (_custom_jvp_calling_itself, (2.0,), (3.0,), [("float", 5.0), ("float", 9.0)]),
+    (lambda: (lambda f: lambda x: f(x) * 2)(_custom_jvp_calling_itself()), (2.0,), (3.0,),
+     [("Array", 10.0), ("Array", 18.0)]),
+    (lambda: lambda x: jax.jit(lambda y: y)(x), (2.0,), (3.0,), [("Array", 2.0), ("Array", 3.0)]),
+])
+def test_eager_jvp_keeps_the_python_values_jax_keeps(make, primals, tangents, expected):
+    """JAX's eager jvp runs op by op on the values as passed: an input passed through,
+    and what a custom_jvp rule or an extension primitive's JVP rule returns run on such
+    values, come back as those Python objects (equinox's `filter_custom_jvp` tests and
+    `nondifferentiable_backward` compare with `typematch=True`); astjax's compiled
+    program made them Arrays."""
+    assert _eager_jvp_types(make(), primals, tangents) == expected
