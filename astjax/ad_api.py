@@ -241,7 +241,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
     eager = contextlib.nullcontext() if _staging() else ad_eager_values.jvp_values(
         tree_util.flatten_for_staging((tuple(primals), {}))[0], t_leaves)
-    with eager:
+    with eager as state:
         closed, in_tree, out_tree, leaves = _stage(fun, primals, {},
                                                    aux="jvp" if has_aux else None)
     if t_tree != in_tree:
@@ -254,7 +254,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         _check_tangent(a, t, "jvp")
     outvars = closed.jaxpr.outvars
     # eagerly, what JAX's op-by-op jvp leaves as Python objects is found first
-    found = None if _staging() else ad_eager_values.split(closed, leaves, t_leaves)
+    found = None if state is None else ad_eager_values.split(closed, leaves, t_leaves, state)
     known = {}
     if found is not None:
         closed, extra_p, extra_t, known = found
@@ -294,23 +294,36 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     prim, res = outs[:n], outs[n:]
     main_tree = out_tree.children[0] if has_aux else out_tree
     k = main_tree.num_leaves
-
-    def f_jvp(*tangents):
-        t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
-        if t_tree != in_tree:
-            raise ArgumentTypeError("linearized function called with tangents of the wrong "
-                                    "structure", hint="pass tangents shaped like the primals "
-                                                      "given to linearize")
-        touts = _run(lin, list(res) + [t for t, z in zip(t_leaves, nz) if z])
-        it = iter(touts)
-        tl = [next(it) if z else np.zeros(v.aval.shape, float0)
-              for z, v in zip(out_nz, closed.jaxpr.outvars)]
-        return tree_util.tree_unflatten(main_tree, tl[:k])
-
+    # (as JAX's: a pytree whose leaves are the residuals, so `jit` can return it)
+    f_jvp = tree_util.Partial(_LinearizedBody(lin, nres, nz, in_tree, out_nz,
+                                              [v.aval for v in closed.jaxpr.outvars],
+                                              main_tree, k), *res)
     if has_aux:
         return (tree_util.tree_unflatten(main_tree, prim[:k]), f_jvp,
                 tree_util.tree_unflatten(out_tree.children[1], prim[k:]))
     return tree_util.tree_unflatten(out_tree, prim), f_jvp
+
+
+class _LinearizedBody:
+    """The function inside `linearize`'s Partial: `(*residuals, *tangents) -> the
+    output's tangent` (the linear jaxpr run on them)."""
+
+    def __init__(self, lin, nres, nz, in_tree, out_nz, out_avals, main_tree, k):
+        self.lin, self.nres, self.nz, self.in_tree = lin, nres, nz, in_tree
+        self.out_nz, self.out_avals, self.main_tree, self.k = out_nz, out_avals, main_tree, k
+
+    def __call__(self, *args):
+        res, tangents = args[:self.nres], args[self.nres:]
+        t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
+        if t_tree != self.in_tree:
+            raise ArgumentTypeError("linearized function called with tangents of the wrong "
+                                    "structure", hint="pass tangents shaped like the primals "
+                                                      "given to linearize")
+        touts = _run(self.lin, list(res) + [t for t, z in zip(t_leaves, self.nz) if z])
+        it = iter(touts)
+        tl = [next(it) if z else np.zeros(a.shape, float0)
+              for z, a in zip(self.out_nz, self.out_avals)]
+        return tree_util.tree_unflatten(self.main_tree, tl[:self.k])
 
 
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:

@@ -29,7 +29,7 @@ from .primitives.custom_derivatives import custom_jvp_call_p
 from .transforms import ad
 from .transforms.ad import differentiable, float0
 
-__all__ = ["jvp_values", "values_of", "run_rule", "note", "split", "output"]
+__all__ = ["jvp_values", "values_of", "returned", "run_rule", "note", "split", "output"]
 
 _PYTHON = (bool, int, float, complex, np.generic, np.ndarray)
 _PASSED: ContextVar = ContextVar("astjax_eager_jvp_values", default=None)
@@ -39,9 +39,10 @@ _PASSED: ContextVar = ContextVar("astjax_eager_jvp_values", default=None)
 def jvp_values(leaves, t_leaves):
     """While an eager jvp stages its function, called with primal leaves `leaves` and
     tangent leaves `t_leaves` (JAX's JVP tracers hold them)."""
-    token = _PASSED.set((list(leaves), list(t_leaves), {}))
+    state = (list(leaves), list(t_leaves), {}, [])
+    token = _PASSED.set(state)
     try:
-        yield
+        yield state
     finally:
         _PASSED.reset(token)
 
@@ -52,15 +53,10 @@ def values_of(xs):
     function that was passed as a Python value, or the result of a rule run so
     (`note`), or a constant one (with a zero tangent: Zero), and one at least is not a
     constant; else None."""
-    passed = _PASSED.get()
-    b = core.current_builder()
-    if passed is None or b is None:
+    passed, b = _own_builder()
+    if passed is None:
         return None
-    leaves, t_leaves, made = passed
-    given = ad_frames.passed(b)
-    if given is None or len(given) != len(leaves) or any(
-            g is not x for g, x in zip(given, leaves)):
-        return None   # (a function staged inside: a loop body, an inner jit)
+    leaves, t_leaves, made, _ = passed
     ps, ts, found = [], [], False
     for x in xs:
         if isinstance(x, core.Tracer) and x.builder is b and x.var in made:
@@ -83,6 +79,28 @@ def values_of(xs):
         else:
             return None
     return (ps, ts) if found else None
+
+
+def _own_builder():
+    """(the eager jvp's values, its function's builder) while that builder is the current
+    one (not a function staged inside: a loop body, an inner jit), else (None, None)."""
+    passed = _PASSED.get()
+    b = core.current_builder()
+    if passed is None or b is None:
+        return None, None
+    given = ad_frames.passed(b)
+    if given is None or len(given) != len(passed[0]) or any(
+            g is not x for g, x in zip(given, passed[0])):
+        return None, None
+    return passed, b
+
+
+def returned(leaves) -> None:
+    """The output leaves of the eager jvp's function, as it returned them (called in
+    its builder; without has_aux): a Python value among them is returned as it is."""
+    passed, _ = _own_builder()
+    if passed is not None:
+        passed[3][:] = [x if isinstance(x, _PYTHON) else None for x in leaves]
 
 
 def run_rule(rule, primals, tangents):
@@ -108,9 +126,10 @@ def note(outs, primals, tangents) -> None:
             passed[2][o.var] = (p, t if t is not None else core.Zero(o.aval))
 
 
-def split(closed, leaves, t_leaves):
+def split(closed, leaves, t_leaves, state):
     """Run the equations of `closed` (the staged primal function, called with `leaves`
-    and tangents `t_leaves`) that JAX's eager jvp runs as Python on the passed values.
+    and tangents `t_leaves`; `state`: what `jvp_values` gave while it staged) that JAX's
+    eager jvp runs as Python on the passed values.
     -> None (no such equation, and no input passed through), or (rest, primals,
     tangents, known): `rest` is `closed` without them, taking their results after its
     own inputs, `primals` / `tangents` the values for those extra inputs, `known` the
@@ -118,6 +137,10 @@ def split(closed, leaves, t_leaves):
     jaxpr = closed.jaxpr
     known = {v: (x, _tangent(v.aval, t)) for v, x, t in zip(jaxpr.invars, leaves, t_leaves)
              if isinstance(x, _PYTHON)}
+    if len(state[3]) == len(jaxpr.outvars):
+        for v, x in zip(jaxpr.outvars, state[3]):
+            if x is not None and isinstance(v, core.Literal):
+                known[v] = (x, core.Zero(v.aval))   # (a constant the function returned)
     if not known:
         return None
     ran, rest = [], []
@@ -133,7 +156,7 @@ def split(closed, leaves, t_leaves):
         for v, p, t in zip(eqn.outvars, pout, tout):
             known[v] = (p, t)
         ran.extend(eqn.outvars)
-    if not ran and not any(isinstance(v, core.Var) and v in known for v in jaxpr.outvars):
+    if not ran and not any(v in known for v in jaxpr.outvars):
         return None
     rest_jaxpr = core.Jaxpr(jaxpr.constvars, list(jaxpr.invars) + ran, jaxpr.outvars, rest)
     return (core.ClosedJaxpr(rest_jaxpr, closed.consts), [known[v][0] for v in ran],
@@ -142,11 +165,10 @@ def split(closed, leaves, t_leaves):
 
 def output(v, known, primal, tangent):
     """Output `v`'s (primal, tangent) as JAX's eager jvp returns them: the objects `split`
-    found for it, else the compiled program's `primal` and `tangent`. A zero tangent is
-    zeros, as JAX instantiates it. (A constant the function returned is a literal
-    either way: a Python float and `jnp.asarray(2.0)` stage the same one, so it comes
-    back an Array, where JAX returns a Python scalar as it is.)"""
-    if isinstance(v, core.Literal) or v not in known:
+    found for it (a Python constant the function returned too: `returned`), else the
+    compiled program's `primal` and `tangent`. A zero tangent is zeros, as JAX
+    instantiates it."""
+    if v not in known:
         return primal, tangent
     p, t = known[v]
     if isinstance(t, core.Zero):

@@ -265,11 +265,28 @@ def _extension_identity():
     (lambda: (lambda f: lambda x: f(x) * 2)(_custom_jvp_calling_itself()), (2.0,), (3.0,),
      [("Array", 10.0), ("Array", 18.0)]),
     (lambda: lambda x: jax.jit(lambda y: y)(x), (2.0,), (3.0,), [("Array", 2.0), ("Array", 3.0)]),
+    (lambda: lambda x: (x * 2, 1.5), (jnp.ones(()),), (jnp.ones(()),),
+     [("Array", 2.0), ("float", 1.5), ("Array", 2.0), ("Array", 0.0)]),
+    (lambda: lambda x: (x, jnp.asarray(1.5)), (2.0,), (3.0,),
+     [("float", 2.0), ("Array", 1.5), ("float", 3.0), ("Array", 0.0)]),
 ])
 def test_eager_jvp_keeps_the_python_values_jax_keeps(make, primals, tangents, expected):
-    """JAX's eager jvp runs op by op on the values as passed: an input passed through,
-    and what a custom_jvp rule or an extension primitive's JVP rule returns run on such
-    values, come back as those Python objects (equinox's `filter_custom_jvp` tests and
+    """JAX's eager jvp runs op by op on the values as passed: an input passed through, a
+    Python constant returned, and what a custom_jvp rule or an extension primitive's
+    JVP rule returns run on such values, come back as those Python objects (equinox's `filter_custom_jvp` tests and
     `nondifferentiable_backward` compare with `typematch=True`); astjax's compiled
     program made them Arrays."""
     assert _eager_jvp_types(make(), primals, tangents) == expected
+
+
+def test_linearize_returns_a_pytree_jit_can_return():
+    """`linearize`'s f_jvp is a `Partial` whose leaves are the residuals, as JAX's, so a
+    jitted function may return it (equinox's `test_speed_buffer_while` returns
+    `jax.linearize(loop, xs)` from `jit(vmap(...))`); astjax's was a closure, which
+    `jit` refused as an output that is not an array."""
+    f = lambda x: jnp.sin(x) * x
+    y, f_jvp = jax.jit(lambda x: jax.linearize(f, x))(jnp.arange(3.0))
+    assert type(f_jvp).__name__ == "Partial" and jax.tree_util.tree_leaves(f_jvp)
+    want = jnp.sin(jnp.arange(3.0)) + jnp.arange(3.0) * jnp.cos(jnp.arange(3.0))
+    assert jnp.allclose(f_jvp(jnp.ones(3)), want)
+    assert jnp.allclose(y, f(jnp.arange(3.0)))
