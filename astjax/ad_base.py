@@ -297,7 +297,7 @@ def _differentiated(fun, flags, passed, aux):
         ad_frames.register(core.current_builder(), flags, passed)
         out = call(*args, **kwargs)
         if aux is None:
-            ad_eager_values.returned(tree_util.flatten_for_staging(out)[0])
+            ad_eager_values.returned(out)
         return out if aux is None else split_output(out, aux)
     # (messages and the staging hooks name the user's function; its module is not
     # copied: this wrapper is astjax's, never source-converted)

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 
 import numpy as np
 
-from . import ad_frames, core
+from . import ad_frames, core, tree_util
 from .extend.core import Primitive as _ExtensionPrimitive
 from .primitives.custom_derivatives import custom_jvp_call_p
 from .transforms import ad
@@ -95,12 +95,13 @@ def _own_builder():
     return passed, b
 
 
-def returned(leaves) -> None:
-    """The output leaves of the eager jvp's function, as it returned them (called in
-    its builder; without has_aux): a Python value among them is returned as it is."""
+def returned(out) -> None:
+    """The output of the eager jvp's function, as it returned it (called in its builder;
+    without has_aux): a Python value among its leaves is returned as it is."""
     passed, _ = _own_builder()
     if passed is not None:
-        passed[3][:] = [x if isinstance(x, _PYTHON) else None for x in leaves]
+        passed[3][:] = [x if isinstance(x, _PYTHON) else None
+                        for x in tree_util.flatten_for_staging(out)[0]]
 
 
 def run_rule(rule, primals, tangents):
