@@ -12,6 +12,7 @@ signature).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -34,6 +35,7 @@ from .staging import leaf_aval, python_scalar
 from .transforms import ad
 from .transforms.ad import cleanup, differentiable, float0, inline
 from .ad_refs import VjpFunction
+from . import ad_eager_values
 # (the private names other modules of the API layer import from here: checkpoint_api,
 # compat's ad_checkpoint and compute_on, the tests)
 from .ad_base import (_CONCRETE, _Transformed, _argnums_tuple, _array_leaves,  # noqa: F401
@@ -115,6 +117,10 @@ class _Grad(_Transformed):
             main_tree, aux_tree = out_tree.children
         else:
             main_tree, aux_tree = out_tree, None
+        ct_mask = [True] + [False] * (n_out - 1)
+        fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask)
+        # (checked after linearizing, as JAX checks `ans` of its vjp: a JVP rule that
+        # raises -- equinox's `nontraceable` -- is the error a non-scalar output gives)
         if main_tree.node_type is not None:
             raise DifferentiationTypeError(
                 f"Gradient only defined for scalar-output functions. Output was "
@@ -129,8 +135,6 @@ class _Grad(_Transformed):
                 hint="reduce the output to a scalar (e.g. jnp.sum), or use jacrev/jacfwd "
                      "for the full Jacobian, or vjp with a cotangent")
         _check_rev_output("grad", self.holomorphic, out_aval)
-        ct_mask = [True] + [False] * (n_out - 1)
-        fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask)
         nz_in = [m and differentiable(v.aval) for m, v in zip(diff_mask, closed.jaxpr.invars)]
         in_avals = [v.aval for v in closed.jaxpr.invars]
 
@@ -236,9 +240,12 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
                                 f"lists; found {type(primals).__name__} and "
                                 f"{type(tangents).__name__}",
                                 hint="wrap them: jvp(f, (x,), (t,))")
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, aux="jvp" if has_aux else None,
-                                               concrete=True)
     t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
+    eager = contextlib.nullcontext() if _staging() else ad_eager_values.jvp_values(
+        tree_util.flatten_for_staging((tuple(primals), {}))[0], t_leaves)
+    with eager as state:
+        closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, concrete=True,
+                                                   aux="jvp" if has_aux else None)
     if t_tree != in_tree:
         raise ArgumentTypeError("primal and tangent arguments to jax.jvp must have the same "
                                 f"tree structure; primals have {in_tree} and tangents have "
@@ -247,15 +254,26 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     in_avals = [v.aval for v in closed.jaxpr.invars]
     for a, t in zip(in_avals, t_leaves):
         _check_tangent(a, t, "jvp")
-    nz = [differentiable(a) for a in in_avals]
+    outvars = closed.jaxpr.outvars
+    # eagerly, what JAX's op-by-op jvp leaves as Python objects is found first
+    found = None if state is None else ad_eager_values.split(closed, leaves, t_leaves, state)
+    known = {}
+    if found is not None:
+        closed, extra_p, extra_t, known = found
+        leaves, t_leaves = list(leaves) + extra_p, list(t_leaves) + extra_t
+    nz = [differentiable(v.aval) and not isinstance(t, core.Zero)
+          for v, t in zip(closed.jaxpr.invars, t_leaves)]
     jv, out_nz = ad.jvp_jaxpr(closed, nz, instantiate=True)
     jv = cleanup(jv)
-    outs = _run(jv, leaves + [t for t, z in zip(t_leaves, nz) if z])
-    n = len(closed.jaxpr.outvars)
+    outs = _run(jv, list(leaves) + [t for t, z in zip(t_leaves, nz) if z])
+    n = len(outvars)
     prim, touts = outs[:n], outs[n:]
     it = iter(touts)
     tl = [next(it) if z else np.zeros(v.aval.shape, float0)
-          for z, v in zip(out_nz, closed.jaxpr.outvars)]
+          for z, v in zip(out_nz, outvars)]
+    if not _staging():
+        prim, tl = map(list, zip(*(ad_eager_values.output(v, known, p, t)
+                                   for v, p, t in zip(outvars, prim, tl)))) if n else (prim, tl)
     if has_aux:
         main_tree, aux_tree = out_tree.children
         k = main_tree.num_leaves
@@ -278,23 +296,36 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     prim, res = outs[:n], outs[n:]
     main_tree = out_tree.children[0] if has_aux else out_tree
     k = main_tree.num_leaves
-
-    def f_jvp(*tangents):
-        t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
-        if t_tree != in_tree:
-            raise ArgumentTypeError("linearized function called with tangents of the wrong "
-                                    "structure", hint="pass tangents shaped like the primals "
-                                                      "given to linearize")
-        touts = _run(lin, list(res) + [t for t, z in zip(t_leaves, nz) if z])
-        it = iter(touts)
-        tl = [next(it) if z else np.zeros(v.aval.shape, float0)
-              for z, v in zip(out_nz, closed.jaxpr.outvars)]
-        return tree_util.tree_unflatten(main_tree, tl[:k])
-
+    # (as JAX's: a pytree whose leaves are the residuals, so `jit` can return it)
+    f_jvp = tree_util.Partial(_LinearizedBody(lin, nres, nz, in_tree, out_nz,
+                                              [v.aval for v in closed.jaxpr.outvars],
+                                              main_tree, k), *res)
     if has_aux:
         return (tree_util.tree_unflatten(main_tree, prim[:k]), f_jvp,
                 tree_util.tree_unflatten(out_tree.children[1], prim[k:]))
     return tree_util.tree_unflatten(out_tree, prim), f_jvp
+
+
+class _LinearizedBody:
+    """The function inside `linearize`'s Partial: `(*residuals, *tangents) -> the
+    output's tangent` (the linear jaxpr run on them)."""
+
+    def __init__(self, lin, nres, nz, in_tree, out_nz, out_avals, main_tree, k):
+        self.lin, self.nres, self.nz, self.in_tree = lin, nres, nz, in_tree
+        self.out_nz, self.out_avals, self.main_tree, self.k = out_nz, out_avals, main_tree, k
+
+    def __call__(self, *args):
+        res, tangents = args[:self.nres], args[self.nres:]
+        t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
+        if t_tree != self.in_tree:
+            raise ArgumentTypeError("linearized function called with tangents of the wrong "
+                                    "structure", hint="pass tangents shaped like the primals "
+                                                      "given to linearize")
+        touts = _run(self.lin, list(res) + [t for t, z in zip(t_leaves, self.nz) if z])
+        it = iter(touts)
+        tl = [next(it) if z else np.zeros(a.shape, float0)
+              for z, a in zip(self.out_nz, self.out_avals)]
+        return tree_util.tree_unflatten(self.main_tree, tl[:self.k])
 
 
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:

@@ -33,7 +33,7 @@ from .transforms import ad
 from .transforms.ad import inline
 from .transforms.discharge import discharge_closed
 from .ad_aux import OBJECTS_HIDDEN, hide_at, split_output
-from . import ad_frames
+from . import ad_eager_values, ad_frames
 from .traceback_util import user_traceback
 
 __all__ = ["differentiating", "differentiation"]
@@ -407,6 +407,8 @@ def _differentiated(fun, flags, passed, aux):
     def differentiated(*args, **kwargs):
         ad_frames.register(core.current_builder(), flags, passed)
         out = call(*args, **kwargs)
+        if aux is None:
+            ad_eager_values.returned(out)
         return out if aux is None else split_output(out, aux)
     # (messages and the staging hooks name the user's function; its module is not
     # copied: this wrapper is astjax's, never source-converted)

@@ -18,7 +18,7 @@ import weakref
 from . import core, dtypes
 from .primitives.custom_derivatives import stop_gradient_p
 
-__all__ = ["register", "carries_tangent", "perturbed"]
+__all__ = ["register", "passed", "carries_tangent", "perturbed"]
 
 # builder -> (one flag per input: does the differentiation staging it differentiate it,
 #             the value passed for each input)
@@ -29,6 +29,12 @@ def register(builder, flags, passed) -> None:
     """Note that `builder` stages a function differentiated in its inputs `flags`,
     called with the values `passed`."""
     _FRAMES[builder] = (tuple(flags), tuple(passed))
+
+
+def passed(builder):
+    """The values passed for the inputs of `builder`, a differentiation's (None: not one)."""
+    frame = _FRAMES.get(builder)
+    return None if frame is None else frame[1]
 
 
 def carries_tangent(x) -> bool:
@@ -134,8 +140,11 @@ def _roots(producer, var) -> set:
 
 
 def _call_jaxpr(eqn):
-    """The sub-jaxpr of a call equation aligned with its operands and results, or None."""
-    if eqn.primitive.name not in _CALLS:
+    """The sub-jaxpr of a call equation aligned with its operands and results, or None
+    (then every result depends on every operand: also a `custom_jvp_call` whose rule an
+    eager jvp ran on values, `ad_eager_values`, whose body only returns what it gave)."""
+    if eqn.primitive.name not in _CALLS or getattr(eqn.params.get("jvp"), "values", None) \
+            is not None:
         return None
     for p in eqn.params.values():
         inner = p.jaxpr if isinstance(p, core.ClosedJaxpr) else p

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 
-from . import core, tree_util
+from . import ad_eager_values, core, tree_util
 from .ad_base import _Transformed, _staging, differentiation
 from .core import bind
 from .errors import (ArgumentTypeError, DerivativeNotImplementedError, ShapeError,
@@ -137,13 +137,21 @@ class custom_jvp(_Transformed):
             check_jvp_tangents(p_leaves, t_leaves)
             return p_leaves + t_leaves
 
-        body, consts = _stage_rule(rule, avals + t_avals,
+        # (an eager jvp's own values: the rule runs on them, once, as JAX's op-by-op jvp
+        # runs it; the equation keeps what it returned)
+        known = ad_eager_values.values_of(leaves)
+        ran = None if known is None else ad_eager_values.run_rule(
+            rule, known[0], [t for t, p in zip(known[1], perturbed) if p])
+        body, consts = _stage_rule(rule if ran is None else (lambda *_: list(ran)),
+                                   avals + t_avals,
                                    leaves + [x for x, p in zip(leaves, perturbed) if p])
         n_out = out_tree[0].num_leaves
         primal = _primal_part(body, len(consts), n, n_out, t_avals)
         outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=primal,
-                    jvp=_StagedJvp(body, n_out, perturbed), num_consts=len(consts),
+                    jvp=_StagedJvp(body, n_out, perturbed, ran), num_consts=len(consts),
                     symbolic_zeros=False)
+        if ran is not None:
+            ad_eager_values.note(outs, ran[:n_out], ran[n_out:])
         return tree_util.tree_unflatten(out_tree[0], outs)
 
 

@@ -247,15 +247,22 @@ class _StagedJvp:
     """The jvp param of a `custom_jvp_call` whose rule was staged at the call:
     `(consts, primals, tangents) -> (primal outs, tangent outs)` inlines it. The rule
     was staged on the tangents of the operands in `perturbed` only (the others it got
-    as `SymbolicZero`s: their tangents are zero)."""
-    __slots__ = ("body", "n_out", "perturbed")
+    as `SymbolicZero`s: their tangents are zero). `values`: what the rule returned when
+    an eager jvp ran it on the values passed (`ad_eager_values`, JAX's op-by-op jvp),
+    primal outs then tangent outs, as the objects it returned (a Python float stays
+    one); called outside staging, it hands them back."""
+    __slots__ = ("body", "n_out", "perturbed", "values")
 
-    def __init__(self, body, n_out, perturbed):
+    def __init__(self, body, n_out, perturbed, values=None):
         self.body, self.n_out, self.perturbed = body, n_out, perturbed
+        self.values = values
 
     def __call__(self, consts, primals, tangents):
-        ts = [t for t, p in zip(tangents, self.perturbed) if p]
-        outs = inline(self.body, list(consts) + list(primals) + ts)
+        if self.values is not None and core.current_builder() is None:
+            outs = self.values
+        else:
+            ts = [t for t, p in zip(tangents, self.perturbed) if p]
+            outs = inline(self.body, list(consts) + list(primals) + ts)
         return outs[:self.n_out], outs[self.n_out:]
 
     def __repr__(self):

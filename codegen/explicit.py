@@ -292,11 +292,6 @@ def _rule(prim, ts, params, out_avals, avals=None):
                  f"operand sharding {first.str_short(axis_types=True)} and update sharding "
                  f"{ts[1].str_short(axis_types=True)}.")
         return list(first.spec)
-    if name == "expand_dims":   # (JAX's broadcast_in_dim: the new dimensions replicated)
-        spec = list(first.spec)
-        for d in sorted(a % out_avals[0].ndim for a in params["dimensions"]):
-            spec.insert(d, None)
-        return spec
     if name == "squeeze":
         return [e for d, e in enumerate(first.spec) if d not in set(params["dimensions"])]
     if name == "transpose":

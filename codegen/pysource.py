@@ -73,7 +73,7 @@ _STEMS = {
     "min": "minimum", "round": "rounded", "not": "inverted", "and": "both", "or": "either",
     "xor": "xor_", "slice": "part", "iota": "idx", "add_any": "acc", "copy": "copied",
     "concatenate": "joined", "transpose": "transposed", "reshape": "reshaped",
-    "squeeze": "squeezed", "expand_dims": "expanded", "rev": "reversed_", "pad": "padded",
+    "squeeze": "squeezed", "rev": "reversed_", "pad": "padded",
     "clamp": "clamped", "scatter-add": "scattered", "scatter": "scattered",
     "scatter-mul": "scattered", "scatter-min": "scattered", "scatter-max": "scattered",
     "gather": "gathered", "cond": "branch_out", "while": "loop_out", "scan": "scan_out",

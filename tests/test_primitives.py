@@ -428,8 +428,6 @@ def _structural_cases():
                       Case([r((2, 3, 4), bf16)], {"permutation": (0, 1, 2)})]
     S["squeeze"] = [Case([r((1, 3, 1), f32)], {"dimensions": (0, 2)}),
                     Case([r((1,), i32)], {"dimensions": (0,)})]
-    S["expand_dims"] = [Case([r((3,), f32)], {"dimensions": (0,)}),
-                        Case([r((2, 3), u8)], {"dimensions": (1, 3)})]
     S["rev"] = [Case([r((4,), f32)], {"dimensions": (0,)}),
                 Case([r((2, 3, 4), i32)], {"dimensions": (0, 2)}),
                 Case([r((2, 3), b1)], {"dimensions": ()})]

@@ -194,17 +194,9 @@ def _getitem(x, idx, mode=None, fill_value=None):
     squeeze_axes = [ax for op, ax in out_shape_ops if op == "squeeze"]
     if squeeze_axes:
         y = lax.squeeze(y, squeeze_axes)
-    if any(op == "new" for op, _ in out_shape_ops):
-        shape, k = [], 0
-        ys = core.get_aval(y).shape
-        for op, _ in out_shape_ops:
-            if op == "new":
-                shape.append(1)
-            elif op == "keep":
-                shape.append(ys[k])
-                k += 1
-        shape.extend(ys[k:])
-        y = lax.reshape(y, tuple(shape))
+    kept = [op for op, _ in out_shape_ops if op in ("new", "keep")]
+    if "new" in kept:   # (JAX's lax.expand_dims: a broadcast_in_dim)
+        y = lax.expand_dims(y, [i for i, op in enumerate(kept) if op == "new"])
     return y
 
 

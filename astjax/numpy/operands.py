@@ -146,9 +146,8 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
             if np_val.dtype.kind == "c" and np.dtype(dt).kind not in "cb":
                 np_val = _complex_host_to_real(obj, np_val, dt)
         out = _constant(np_val.astype(dt))
-    for _ in range(ndmin - core.get_aval(out).ndim):
-        out = lax.expand_dims(out, (0,))
-    return out
+    missing = ndmin - core.get_aval(out).ndim
+    return lax.expand_dims(out, tuple(range(missing))) if missing > 0 else out
 
 
 def jax_array_protocol(x):

@@ -233,9 +233,12 @@ def expand_dims(a, axis) -> Array:
     a = a if key else asarray_operand(a)
     shape = list(a.shape if key else core.get_aval(a).shape)
     n = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
-    for ax in sorted(canonicalize_axes(axis, n, "expand_dims")):
+    axes = sorted(canonicalize_axes(axis, n, "expand_dims"))
+    if not key:
+        return lax.expand_dims(a, axes)
+    for ax in axes:
         shape.insert(ax, 1)
-    return a.reshape(tuple(shape)) if key else lax.reshape(a, tuple(shape))
+    return a.reshape(tuple(shape))
 
 
 def atleast_1d(*arys):

@@ -24,7 +24,7 @@ from .base import (check_shape, deflinear, defno_operands, defvectorized, is_zer
 from .base import tangent_aval as _aval
 
 __all__ = ["convert_element_type_p", "broadcast_in_dim_p", "reshape_p", "transpose_p",
-           "squeeze_p", "expand_dims_p", "rev_p", "concatenate_p", "pad_p", "iota_p", "copy_p",
+           "squeeze_p", "rev_p", "concatenate_p", "pad_p", "iota_p", "copy_p",
            "bitcast_convert_type_p"]
 
 # ---- convert_element_type ---------------------------------------------------------
@@ -461,37 +461,15 @@ def squeeze(array, dimensions):
     return bind(squeeze_p, array, dimensions=dims)
 
 
-expand_dims_p = core.new_primitive("expand_dims")
-
-
-def _expand_ae(x, *, dimensions):
-    shape = list(x.shape)
-    nd = x.ndim + len(dimensions)
-    for d in sorted(normalize_axes("expand_dims", dimensions, nd)):
-        shape.insert(d, 1)
-    return ShapedArray(shape, x.dtype, x.weak_type)
-
-
-register(expand_dims_p,
-         impl=lambda x, *, dimensions: np.expand_dims(np.asarray(x), tuple(dimensions)),
-         abstract_eval=_expand_ae,
-         lowering=lambda ctx, x, **_: ctx.op1("stablehlo.reshape", [x]))
-
-
-def _expand_dims_batch(args, dims, *, dimensions):
-    x = moveaxis(args[0], dims[0], 0)
-    nd = _aval(x).ndim - 1 + len(dimensions)
-    return bind(expand_dims_p, x, dimensions=tuple(a % nd + 1 for a in dimensions)), 0
-
-
-deflinear(expand_dims_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.aval.shape)])
-register(expand_dims_p, batch=_expand_dims_batch,
-         source=_param_source("expand_dims", "dimensions"))
-
-
 def expand_dims(x, dimensions):
-    """`lax.expand_dims`: insert size-1 axes at `dimensions`."""
-    return bind(expand_dims_p, x, dimensions=tuple(int(d) for d in dimensions))
+    """`lax.expand_dims`: insert size-1 axes at `dimensions`, as JAX's: a
+    `broadcast_in_dim` (what `jnp.expand_dims` and `x[None]` stage there too)."""
+    shape = list(_aval(x).shape)
+    nd = len(shape) + len(dimensions)
+    new = sorted(normalize_axes("expand_dims", [int(d) for d in dimensions], nd))
+    for d in new:
+        shape.insert(d, 1)
+    return broadcast_in_dim(x, tuple(shape), tuple(i for i in range(nd) if i not in new))
 
 # ---- rev --------------------------------------------------------------------------
 rev_p = core.new_primitive("rev")

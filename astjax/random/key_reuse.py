@@ -149,7 +149,7 @@ def _located(loc):
 
 # primitives that pass a key operand through (JAX's Forward(0, 0))
 _FORWARD = frozenset({"broadcast_in_dim", "copy", "convert_element_type", "reshape",
-                      "squeeze", "dynamic_slice", "gather", "expand_dims",
+                      "squeeze", "dynamic_slice", "gather",
                       "sharding_constraint", "device_put", "optimization_barrier"})
 _NOTHING = frozenset({"random_unwrap", "eq", "ne", "debug_callback", "debug_print"})
 
