@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import core, tree_util
+from . import core, hi_values as _hi, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
@@ -97,6 +97,11 @@ class _Grad(_Transformed):
                                      hint=f"use an index in [-{len(args)}, {len(args) - 1}]")
         nums = tuple(i % len(args) for i in nums)
         check_signature(self.fun, args, kwargs)
+        if _hi.has_mutable((args, kwargs)):   # hijax Variables: their states stored back
+            _hi.check_not_differentiated(args, nums)
+            return _hi.grad_call(lambda g: _Grad(g, self.argnums, True, self.with_value,
+                                                 self.allow_int, self.holomorphic),
+                                 self.fun, self.has_aux, self.with_value, args, kwargs)
         fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums, known=True)
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))

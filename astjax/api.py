@@ -39,7 +39,7 @@ from .stages import typed_staging as _typed_staging
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
-from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens
+from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens, hi_values as _hi
 from .jit_ordered import OrderedEntry as _OrderedEntry, has_ordered_effects as _has_ordered_effects
 from .traceback_util import user_traceback
 
@@ -456,6 +456,12 @@ class Jitted(StagedCallable):
     def _call_slow(self, args, kwargs):
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
+        if _hi.has_mutable((args, kwargs)):   # hijax Variables: their states stored back
+            dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+            low = _hi.Lowering((tuple(dyn_args), dyn_kwargs))
+            out, finals = _hi_jit(self._rebuild(statics), low.tree)
+            low.write_back(finals)
+            return out
         try:
             entry, leaves = self._entry(args, kwargs)
             if entry.executable is None:
@@ -515,6 +521,8 @@ class Jitted(StagedCallable):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         fun = self._rebuild(statics)
         if _config_values["jax_disable_jit"]:   # JAX runs the Python function, as eagerly
+            return _call_user(fun, dyn_args, dyn_kwargs)
+        if _hi.has_mutable((dyn_args, dyn_kwargs)):   # (changed in place, as staged)
             return _call_user(fun, dyn_args, dyn_kwargs)
         if self._shardings:   # inside another program: the layouts become constraints
             return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
@@ -601,6 +609,10 @@ def _positional_names(fun, n):
 
 def _call_user(fun, args, kwargs):
     return as_callable(fun)(*args, **kwargs)
+
+
+# a jitted call with hijax Variables among its arguments: `fun` (static) on their arrays
+_hi_jit = Jitted(_hi.run_lowered, static_argnums=0)
 
 
 @overload
@@ -695,10 +707,14 @@ def typeof(x: Any) -> core.ShapedArray:
     """The abstract value of `x` -- shape, dtype and weak type -- as `jax.typeof`
     (an Array, a staged value, a NumPy array or a Python scalar); for an array laid
     out over Explicit mesh axes, and a value computed from such arrays inside `jit`,
-    also its `.sharding` (sharding in types, `codegen/explicit.py`)."""
+    also its `.sharding` (sharding in types, `codegen/explicit.py`); a hijax value's
+    registered type (`jax.experimental.hijax.register_hitype`)."""
     try:
         return _explicit.typeof(x, core.get_aval(x))
     except TypeError as e:
+        hi = _hi.hi_type(x)
+        if hi is not None:
+            return hi
         if isinstance(e, AstjaxError):    # (one of a shard_map body's earlier operations)
             raise
         raise ArgumentTypeError(f"typeof: {e}", loc=caller_location()) from None
@@ -708,6 +724,9 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """The shapes and dtypes of `fun(*args, **kwargs)` as ShapeDtypeStructs. It only
     stages (nothing is lowered, compiled or put on a device), so it works inside a
     jitted function and on closures over staged values."""
+    if _hi.has_mutable((args, kwargs)):   # hijax Variables: staged on their arrays
+        return eval_shape(functools.partial(_hi.run_lowered, fun),
+                          _hi.Lowering((args, kwargs)).tree)[0]
     j = Jitted(fun)
     args, kwargs = abstract_arguments((args, kwargs))
     try:

@@ -67,7 +67,7 @@ LAYERS = [
              "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.custom_batching", "astjax.api_util", "astjax.ad_extras",
              "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi",
              "astjax.export", "astjax.profiler", "astjax.ref", "astjax.jit_refs", "astjax.ad_refs",
-             "astjax.jit_tokens", "astjax.jit_ordered"]),
+             "astjax.jit_tokens", "astjax.jit_ordered", "astjax.hi_values"]),
     ("libraries", ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random",
                    "astjax.extend.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from astjax import api as _api
+from astjax import api as _api, hi_values as _hi
 from astjax.core import Zero  # noqa: F401
 from astjax.extend.core import Primitive
 from astjax.interpreters.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
@@ -31,7 +31,9 @@ from astjax.compat._src.state.types import AbstractRef  # noqa: F401
 __all__ = ["HiPrimitive", "HiType", "MutableHiType", "AbstractValue", "AvalQDD",
            "AvalMutableQDD", "ShapedArray", "aval_method", "aval_property",
            "register_hitype", "typeof", "control_flow_allowed_effects", "Zero",
-           "instantiate_zeros", "is_undefined_primal", "AbstractRef"]
+           "instantiate_zeros", "is_undefined_primal", "AbstractRef", "cur_qdd"]
+
+cur_qdd = _hi.cur_qdd
 
 # Markers a hi type's class body uses: a method (`aval_method(f)`) or a property
 # (`aval_property(fget)`) of the abstract value that staged values of the type expose.
@@ -117,20 +119,15 @@ class HiPrimitive(Primitive):
         return False
 
 
-pytype_aval_mappings: dict = {}
-
-
 def register_hitype(val_cls, typeof_fn) -> None:
     """Declare values of `val_cls` as a hi type whose abstract value is `typeof_fn(x)`."""
-    pytype_aval_mappings[val_cls] = typeof_fn
+    _hi.pytype_aval_mappings[val_cls] = typeof_fn
 
 
 def typeof(x):
     """The abstract value of `x`: a registered hi type's, else `astjax.typeof(x)`."""
-    for cls in type(x).__mro__:
-        if cls in pytype_aval_mappings:
-            return pytype_aval_mappings[cls](x)
-    return _api.typeof(x)
+    aval = _hi.hi_type(x)
+    return _api.typeof(x) if aval is None else aval
 
 
 class _EffectTypeSet:

@@ -1,0 +1,185 @@
+"""`jax.experimental.hijax` mutable hi types with quasi-dynamic data (flax's hijax
+Variables): a minimal `Cell` type -- a Python object holding a pytree, read and written
+by two `HiPrimitive`s, its qdd the tree's structure and leaf types -- passed to `jit`,
+`eval_shape` and `grad`. Expected values are real JAX 0.10.2's (the same program run
+with `import jax`)."""
+import dataclasses
+
+import numpy as np
+
+import astjax as jax
+import astjax.numpy as jnp
+from astjax.compat import experimental as jexp
+from astjax.compat.experimental import hijax as hjx
+
+
+@dataclasses.dataclass(frozen=True)
+class State:
+    leaf_avals: tuple
+    treedef: object
+
+    def to_tangent_qdd(self):
+        return State(tuple(a.to_tangent_aval() for a in self.leaf_avals), self.treedef)
+
+    def normalize(self):
+        return State(tuple(a.normalize() for a in self.leaf_avals), self.treedef)
+
+
+class CellTy(hjx.MutableHiType):
+    has_qdd = True
+
+    def __hash__(self):
+        return hash(CellTy)
+
+    def __eq__(self, other):
+        return isinstance(other, CellTy)
+
+    def str_short(self, short_dtypes=False, **_):
+        return "CellTy"
+
+    def lo_ty_qdd(self, st):
+        return [t for a in st.leaf_avals for t in a.lo_ty()]
+
+    def new_from_loval(self, st, *vals):
+        return Cell._new(jax.tree.unflatten(st.treedef, vals))
+
+    def read_loval(self, st, cell):
+        leaves, treedef = jax.tree.flatten(cell_get(cell))
+        return leaves
+
+    def update_from_loval(self, st, cell, *vals):
+        cell_set(cell, jax.tree.unflatten(st.treedef, vals))
+
+    def to_tangent_aval(self):
+        return CellTy()
+
+
+class Cell:
+    @classmethod
+    def _new(cls, val):
+        c = object.__new__(cls)
+        c._val = val
+        return c
+
+    def cur_qdd(self):
+        leaves, treedef = jax.tree.flatten(self._val)
+        return State(tuple(map(jax.typeof, leaves)), treedef)
+
+
+hjx.register_hitype(Cell, lambda c: CellTy())
+
+
+class CellGet(hjx.HiPrimitive):
+    multiple_results = True
+
+    def abstract_eval(self, ty, *, avals):
+        return avals, set()
+
+    def to_lojax(self, cell, *, avals):
+        return jax.tree.leaves(cell._val)
+
+    def jvp(self, primals, tangents, *, avals):
+        raise NotImplementedError
+
+
+class CellSet(hjx.HiPrimitive):
+    multiple_results = True
+
+    def abstract_eval(self, aval_mqdd, *leaf_avals, treedef):
+        aval_mqdd.mutable_qdd.update(State(tuple(leaf_avals), treedef))
+        return [], set()
+
+    def to_lojax(self, cell, *leaves, treedef):
+        cell._val = jax.tree.unflatten(treedef, leaves)
+        return []
+
+    def jvp(self, primals, tangents, *, treedef):
+        raise NotImplementedError
+
+
+cell_get_p, cell_set_p = CellGet("cell_get"), CellSet("cell_set")
+
+
+def cell_get(c):
+    st = jexp.cur_qdd(c)
+    return jax.tree.unflatten(st.treedef, cell_get_p.bind(c, avals=st.leaf_avals))
+
+
+def cell_set(c, v):
+    leaves, treedef = jax.tree.flatten(v)
+    cell_set_p.bind(c, *leaves, treedef=treedef)
+
+
+def _val(c):
+    return jax.tree.map(lambda a: (jnp.asarray(a).dtype.name, np.asarray(a).tolist()), c._val)
+
+
+def test_cur_qdd_is_the_values_own():
+    c = Cell._new({"a": jnp.float32(1.0)})
+    st = jexp.cur_qdd(c)
+    assert st.leaf_avals == (jax.typeof(jnp.float32(1.0)),)
+    assert jax.typeof(c) == CellTy()
+
+
+def test_jit_stores_the_final_state_back_and_restages_on_a_new_qdd():
+    c = Cell._new({"a": jnp.float32(1.0)})
+
+    @jax.jit
+    def f(c, x):
+        v = cell_get(c)
+        cell_set(c, {"a": v["a"] + x, "b": x * 2})   # the structure changes
+        return v["a"] * 10
+
+    assert float(f(c, jnp.float32(3.0))) == 10.0
+    assert _val(c) == {"a": ("float32", 4.0), "b": ("float32", 6.0)}
+    assert float(f(c, jnp.float32(1.0))) == 40.0
+    assert _val(c) == {"a": ("float32", 5.0), "b": ("float32", 2.0)}
+
+
+def test_jit_same_object_twice_is_two_values_as_in_jax():
+    c = Cell._new(jnp.int32(5))
+
+    @jax.jit
+    def g(p, q):
+        cell_set(p, cell_get(p) + 1)
+        return cell_get(q)
+
+    assert int(g(c, c)) == 5      # JAX: q does not see p's write, and q is stored last
+    assert _val(c) == ("int32", 5)
+
+
+def test_eval_shape_leaves_the_value_unchanged():
+    c = Cell._new(jnp.zeros((2,), jnp.float32))
+
+    def h(c):
+        cell_set(c, cell_get(c) + 1)
+        return cell_get(c).sum()
+
+    assert jax.eval_shape(h, c).shape == ()
+    assert _val(c) == ("float32", [0.0, 0.0])
+
+
+def test_grad_non_differentiated_argument_is_stored_back():
+    c = Cell._new(jnp.float32(2.0))
+
+    def loss(x, c):
+        cell_set(c, jax.lax.stop_gradient(x * 2))
+        return x ** 2 + cell_get(c)
+
+    assert float(jax.grad(loss)(jnp.float32(3.0), c)) == 6.0
+    assert _val(c) == ("float32", 6.0)
+    (v, aux), g = jax.value_and_grad(lambda x, c: (loss(x, c), x), has_aux=True)(
+        jnp.float32(1.0), c)
+    assert (float(v), float(aux), float(g)) == (3.0, 1.0, 2.0)
+    assert _val(c) == ("float32", 2.0)
+
+
+def test_grad_with_respect_to_a_mutable_value_is_a_located_error():
+    # (JAX reaches the type's own jvp rule, which here raises NotImplementedError)
+    c = Cell._new(jnp.float32(2.0))
+    try:
+        jax.grad(lambda c: cell_get(c))(c)
+    except TypeError as e:
+        assert "mutable hi value" in str(e)
+    else:
+        raise AssertionError("no error")
