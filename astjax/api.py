@@ -4,6 +4,7 @@
 and `batching_api`."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import types
@@ -254,8 +255,10 @@ class Jitted(StagedCallable):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         key = (statics, in_tree, tuple(avals), dtypes.config.x64_enabled)   # (as _entry's)
-        closed, out_tree = (kept_staging(self._staging(), key)   # (an inner call staged it)
-                            or stage_flat(fun, in_tree, list(avals), hints))
+        # (hijax Variables it closes over: `hi_values.CapturedHiError`, for the caller)
+        with _hi.watching() if _hi.pytype_aval_mappings else contextlib.nullcontext():
+            closed, out_tree = (kept_staging(self._staging(), key)   # (an inner call staged it)
+                                or stage_flat(fun, in_tree, list(avals), hints))
         # references -> values (outside ones: `ref.RefEntry` at the call; make_jaxpr's kept)
         program = discharge_closed(closed, keep_outside=True) if discharge else closed
         if dce:   # (make_jaxpr shows every equation staged, as JAX's every one traced)
@@ -456,12 +459,9 @@ class Jitted(StagedCallable):
     def _call_slow(self, args, kwargs):
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
-        if _hi.has_mutable((args, kwargs)):   # hijax Variables: their states stored back
-            dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
-            low = _hi.Lowering((tuple(dyn_args), dyn_kwargs))
-            out, finals = _hi_jit(self._rebuild(statics), low.tree)
-            low.write_back(finals)
-            return out
+        caps = self.__dict__.get("_hi_caps", ())
+        if caps or _hi.has_mutable((args, kwargs)):   # hijax Variables: stored back
+            return self._call_hi(args, kwargs, caps)
         try:
             entry, leaves = self._entry(args, kwargs)
             if entry.executable is None:
@@ -475,9 +475,33 @@ class Jitted(StagedCallable):
                                                                 function_name(self.fun)))
             else:
                 out = entry.run(leaves)
+        except _hi.CapturedHiError as e:   # it closes over hijax Variables: passed in
+            if self is _hi_jit:
+                raise
+            self._hi_caps = tuple(e.objs)
+            return self._call_hi(args, kwargs, self._hi_caps)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
         self._remember(args, kwargs, entry)
+        return out
+
+    def _call_hi(self, args, kwargs, caps):
+        """A call with hijax Variables among the arguments, or `caps` it closes over:
+        staged on their arrays (`hi_values.run_lowered`), their final states stored
+        back. Ones met first in this staging are added to `caps`."""
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        while True:
+            low, cap = _hi.Lowering((tuple(dyn_args), dyn_kwargs)), _hi.Lowering(list(caps))
+            try:
+                out, finals = _hi_jit(self._rebuild(statics), low.tree, cap.tree,
+                                      _hi.Idents(caps))
+                break
+            except _hi.CapturedHiError as e:
+                if all(any(o is c for c in caps) for o in e.objs):
+                    raise e.with_traceback(user_traceback(e)) from None
+                caps = self._hi_caps = (*caps, *e.objs)
+        low.write_back(finals[:len(low.objs)])
+        cap.write_back(finals[len(low.objs):])
         return out
 
     def _remember(self, args, kwargs, entry):
@@ -612,7 +636,7 @@ def _call_user(fun, args, kwargs):
 
 
 # a jitted call with hijax Variables among its arguments: `fun` (static) on their arrays
-_hi_jit = Jitted(_hi.run_lowered, static_argnums=0)
+_hi_jit = Jitted(_hi.run_lowered, static_argnums=(0, 3))
 
 
 @overload
@@ -727,6 +751,15 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     if _hi.has_mutable((args, kwargs)):   # hijax Variables: staged on their arrays
         return eval_shape(functools.partial(_hi.run_lowered, fun),
                           _hi.Lowering((args, kwargs)).tree)[0]
+    try:
+        return _eval_shape(fun, args, kwargs)
+    except _hi.CapturedHiError as e:   # (or hijax Variables it closes over)
+        caps = tuple(e.objs)
+        return eval_shape(functools.partial(_hi.run_lowered, fun, nodes=_hi.Lowering(
+            list(caps)).tree, cap_objs=_hi.Idents(caps)), (args, kwargs))[0]
+
+
+def _eval_shape(fun, args, kwargs):
     j = Jitted(fun)
     args, kwargs = abstract_arguments((args, kwargs))
     try:

@@ -183,3 +183,81 @@ def test_grad_with_respect_to_a_mutable_value_is_a_located_error():
         assert "mutable hi value" in str(e)
     else:
         raise AssertionError("no error")
+
+
+# ----------------------------------------------- values a function closes over
+# (JAX passes them in as implicit arguments: read at every call, stored back after)
+
+
+def test_jit_reads_a_closed_over_value_at_every_call():
+    c = Cell._new(jnp.float32(1.0))
+
+    @jax.jit
+    def f(x):
+        return x + cell_get(c)
+
+    assert float(f(jnp.float32(1.0))) == 2.0
+    cell_set(c, jnp.float32(5.0))
+    assert float(f(jnp.float32(1.0))) == 6.0     # not the first call's 1.0
+
+
+def test_jit_stores_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(5.0))
+
+    @jax.jit
+    def g(x):
+        cell_set(c, cell_get(c) + x)
+        return x
+
+    g(jnp.float32(1.0))
+    assert _val(c) == ("float32", 6.0)
+    g(jnp.float32(1.0))
+    assert _val(c) == ("float32", 7.0)
+
+
+def test_scan_carries_a_closed_over_value_its_body_writes():
+    c = Cell._new(jnp.float32(7.0))
+
+    def body(carry, _):
+        cell_set(c, cell_get(c) + 1.0)
+        return carry + 1, None
+
+    carry, _ = jax.lax.scan(body, jnp.int32(0), None, length=3)
+    assert int(carry) == 3
+    assert _val(c) == ("float32", 10.0)
+
+    @jax.jit
+    def inside(x):   # the same inside jit (there, the jitted call's argument)
+        jax.lax.scan(body, jnp.int32(0), None, length=2)
+        return x
+
+    inside(jnp.float32(0.0))
+    assert _val(c) == ("float32", 12.0)
+
+
+def test_grad_stores_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(0.0))
+
+    def loss(x):
+        cell_set(c, jax.lax.stop_gradient(x * 3))
+        return x ** 2 + cell_get(c)
+
+    assert float(jax.grad(loss)(jnp.float32(4.0))) == 8.0
+    assert _val(c) == ("float32", 12.0)
+    assert float(jax.grad(loss)(jnp.float32(2.0))) == 4.0
+    assert _val(c) == ("float32", 6.0)
+
+
+def test_grad_inside_jit_of_a_value_the_jitted_function_was_passed():
+    c = Cell._new(jnp.int32(0))
+
+    @jax.jit
+    def step(c, x):
+        def loss(x):
+            cell_set(c, cell_get(c) + 1)    # (flax: a BatchStat / count in the model)
+            return (x * x).sum()
+        return jax.grad(loss)(x)
+
+    g = step(c, jnp.ones((2,), jnp.float32))
+    assert np.asarray(g).tolist() == [2.0, 2.0]
+    assert _val(c) == ("int32", 1)

@@ -26,7 +26,7 @@ import ast
 
 import numpy as np
 
-from .. import core, dtypes, tree_util
+from .. import core, dtypes, hi_state, tree_util
 from ..core import Eqn, ShapedArray, Var, bind
 from ..errors import LoopCarryError, ShapeError, StructureError
 from ..shape_poly import canonical_dim
@@ -567,7 +567,45 @@ def _carry_avals(leaves):
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
-    """JAX's `lax.scan`: `f(carry, x) -> (carry, y)` over the leading axis of `xs`."""
+    """JAX's `lax.scan`: `f(carry, x) -> (carry, y)` over the leading axis of `xs`.
+    Mutable hi values (hijax Variables) the body writes where it closes over them are
+    carried (`_scan_carrying`), as JAX carries them."""
+    if not hi_state.pytype_aval_mappings:
+        return _scan(f, init, xs, length, reverse, unroll)
+    caps = ()
+    while True:
+        try:
+            with hi_state.watching(writes_only=True):
+                if not caps:
+                    return _scan(f, init, xs, length, reverse, unroll)
+                return _scan_carrying(caps, f, init, xs, length, reverse, unroll)
+        except hi_state.CapturedHiError as e:
+            if all(any(o is c for c in caps) for o in e.objs):
+                raise
+            caps = (*caps, *e.objs)
+
+
+def _scan_carrying(objs, f, init, xs, length, reverse, unroll):
+    """`scan` whose carry also holds the states of the hi values `objs` (the body's
+    `f` runs with them swapped into those objects); their final states stored back."""
+    cap = hi_state.Lowering(list(objs))
+    if isinstance(f, core.RawFunction):
+        target = f.fn
+    else:
+        target = core.function_converter(f) if core.function_converter is not None else f
+
+    def body(carry, x):
+        c, nodes = carry
+        (new_c, y), states = hi_state.swapped_in(objs, nodes, lambda: target(c, x))
+        return (new_c, states), y
+
+    (carry, states), ys = _scan(core.raw(body), (init, cap.tree), xs, length, reverse,
+                                unroll)
+    cap.write_back(states)
+    return carry, ys
+
+
+def _scan(f, init, xs, length, reverse, unroll):
     _aval = core.get_aval
     carry_leaves, carry_tree = tree_util.flatten_for_staging(init)
     x_leaves, x_tree = tree_util.flatten_for_staging(xs)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from astjax import api as _api, hi_values as _hi
+from astjax import api as _api, hi_state as _hi
 from astjax.core import Zero  # noqa: F401
 from astjax.extend.core import Primitive
 from astjax.interpreters.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
@@ -109,8 +109,12 @@ class HiPrimitive(Primitive):
         raise TypeError(f"hi primitive {self.name} defines no to_lojax lowering")
 
     def bind(self, *args, **params):
-        """Apply the lowering to `args` (eagerly or on staged values)."""
-        return self.to_lojax(*args, **params)
+        """Apply the lowering to `args` (eagerly or on staged values); the mutable hi
+        values among them and its results are reported to watched stagings."""
+        _hi.touch(args)
+        out = self.to_lojax(*args, **params)
+        _hi.made(out)
+        return out
 
     def is_high(self, *avals, **params):
         return True
