@@ -261,3 +261,14 @@ def test_grad_inside_jit_of_a_value_the_jitted_function_was_passed():
     g = step(c, jnp.ones((2,), jnp.float32))
     assert np.asarray(g).tolist() == [2.0, 2.0]
     assert _val(c) == ("int32", 1)
+
+
+def test_eval_shape_of_a_function_writing_a_closed_over_value_leaves_it():
+    c = Cell._new(jnp.float32(1.0))
+
+    def f(x):
+        cell_set(c, cell_get(c) + x)
+        return x * cell_get(c)
+
+    assert jax.eval_shape(f, jnp.float32(2.0)).shape == ()
+    assert _val(c) == ("float32", 1.0)
