@@ -559,9 +559,16 @@ class Jitted(StagedCallable):
         hints = None if statics else arg_hints(fun, dyn_args, dyn_kwargs)
         eager = cache.get(key)   # (an eager call's staging serves it too)
         staging = self._staging()
-        closed, out_tree = stage_once(
-            staging, key, lambda: stage(fun, in_tree, list(avals), hints), shared=staging,
-            eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
+
+        def make():   # (one closing over hijax Variables is not kept: run inline)
+            with _hi.watching() if _hi.pytype_aval_mappings else contextlib.nullcontext():
+                return stage(fun, in_tree, list(avals), hints)
+        try:
+            closed, out_tree = stage_once(
+                staging, key, make, shared=staging,
+                eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
+        except _hi.CapturedHiError:
+            return _call_user(fun, dyn_args, dyn_kwargs)
         donated = set(donated_leaves(self.donate_argnums, dyn_args, statics))
         outs = [python_scalar(o) for o in _jit_call.call(
             closed, leaves, fun, self._inline, _inline, [i in donated for i in range(len(leaves))])]

@@ -66,7 +66,8 @@ class _Log:
         self.touched: dict[int, tuple] = {}
 
 
-_logs: list[_Log] = []
+_logs: list[_Log] = []    # the watched stagings, innermost last
+_notes: list[_Log] = []   # the stagings `noting` (control-flow bodies kept for reuse)
 _quiet = [False]   # (reading or storing a state here binds hi primitives: not a touch)
 
 
@@ -100,12 +101,13 @@ def _changed(x, qdd, vals) -> bool:
 def touch(args) -> None:
     """Record the foreign mutable hi values among a hi primitive's operands in every
     watched staging that has not met them (`HiPrimitive.bind` calls it)."""
-    if not _logs or _quiet[0]:
+    if not (_logs or _notes) or _quiet[0]:
         return
     for x in args:
         if not is_mutable(x):
             continue
-        pending = [log for log in _logs if id(x) not in log.local and id(x) not in log.touched]
+        pending = [log for log in (*_logs, *_notes)
+                   if id(x) not in log.local and id(x) not in log.touched]
         if pending:
             state = (x, *_state(x))
             for log in pending:
@@ -115,11 +117,11 @@ def touch(args) -> None:
 def made(outs) -> None:
     """Mark the mutable hi values a hi primitive returned as made inside every watched
     staging."""
-    if not _logs:
+    if not (_logs or _notes):
         return
     for x in outs if isinstance(outs, (list, tuple)) else (outs,):
         if is_mutable(x):
-            for log in _logs:
+            for log in (*_logs, *_notes):
                 log.local.add(id(x))
 
 
@@ -161,6 +163,21 @@ class watching:
             _store(x, qdd, vals)
         if caps and kind is None:
             raise CapturedHiError(caps)
+        return False
+
+
+class noting:
+    """Note whether a staging touches foreign mutable hi values (`.touched` on exit):
+    one that reads their states among its constants must not be reused."""
+
+    def __enter__(self):
+        self.log = _Log()
+        _notes.append(self.log)
+        return self
+
+    def __exit__(self, *exc):
+        _notes.remove(self.log)
+        self.touched = bool(self.log.touched)
         return False
 
 
@@ -214,7 +231,7 @@ def raise_tree(tree):
         if not isinstance(x, Lo):
             return x
         obj = out_objs[x.index] = x.aval.new_from_loval(x.qdd, *x.vals)
-        for log in _logs:
+        for log in (*_logs, *_notes):
             log.local.add(id(obj))
         return obj
 
@@ -235,8 +252,8 @@ def swapped_in(objs, nodes, call):
     """`call()` with each of `objs` holding its node's state (made inside the innermost
     watched staging; touched, in their own states, for the stagings around it) -> (its
     result, their final `Lo`s); their own states put back."""
-    if _logs:
-        _logs[-1].local.update(map(id, objs))
+    for log in (*_logs[-1:], *_notes):   # (their states come in: a staging may be kept)
+        log.local.update(map(id, objs))
     touch(objs)
     saved = [_state(obj) for obj in objs]
     for node, obj in zip(nodes, objs):

@@ -13,7 +13,7 @@ values, stored back in turn.
 from __future__ import annotations
 
 from .errors import ArgumentTypeError
-from .hi_state import (CapturedHiError, Idents, Lowering, cur_qdd, finals,  # noqa: F401
+from .hi_state import (CapturedHiError, Idents, Lowering, finals,  # noqa: F401
                        has_mutable, hi_type, pytype_aval_mappings, raise_tree, swapped_in,
                        watching)
 from .staging import as_callable

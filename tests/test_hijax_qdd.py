@@ -272,3 +272,56 @@ def test_eval_shape_of_a_function_writing_a_closed_over_value_leaves_it():
 
     assert jax.eval_shape(f, jnp.float32(2.0)).shape == ()
     assert _val(c) == ("float32", 1.0)
+
+
+def test_nested_jit_of_a_closed_over_value():
+    c = Cell._new(jnp.float32(1.0))
+
+    @jax.jit
+    def inner(x):
+        cell_set(c, cell_get(c) + x)
+        return x
+
+    @jax.jit
+    def outer(x):
+        return inner(x) * 2
+
+    assert float(outer(jnp.float32(1.0))) == 2.0
+    assert _val(c) == ("float32", 2.0)
+    outer(jnp.float32(1.0))
+    assert _val(c) == ("float32", 3.0)     # (not the first staging's, kept)
+
+    d = Cell._new(jnp.float32(1.0))
+    inner_r = jax.jit(lambda x: x + cell_get(d))
+    outer_r = jax.jit(lambda x: inner_r(x) * 2)
+    assert float(outer_r(jnp.float32(1.0))) == 4.0
+    cell_set(d, jnp.float32(10.0))
+    assert float(outer_r(jnp.float32(1.0))) == 22.0
+
+
+def test_control_flow_bodies_reading_a_closed_over_value_are_not_kept():
+    c = Cell._new(jnp.float32(1.0))
+
+    def body(carry, _):
+        return carry + cell_get(c), None
+
+    assert float(jax.lax.scan(body, jnp.float32(0.0), None, length=2)[0]) == 2.0
+    cell_set(c, jnp.float32(2.0))    # eager scan: its body staged again
+    assert float(jax.lax.scan(body, jnp.float32(0.0), None, length=2)[0]) == 4.0
+
+    def loss(x):
+        return x * cell_get(c)
+
+    outer = jax.jit(lambda x: jax.grad(loss)(x))
+    assert float(outer(jnp.float32(1.0))) == 2.0
+    cell_set(c, jnp.float32(5.0))
+    assert float(outer(jnp.float32(1.0))) == 5.0
+
+    def twice(x):   # one body in two scans of one program, the value written between
+        x = jax.lax.scan(body, x, None, length=1)[0]
+        cell_set(c, cell_get(c) + 1.0)
+        return jax.lax.scan(body, x, None, length=1)[0]
+
+    cell_set(c, jnp.float32(1.0))
+    assert float(jax.jit(twice)(jnp.float32(0.0))) == 3.0
+    assert _val(c) == ("float32", 2.0)

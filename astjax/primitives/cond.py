@@ -40,7 +40,7 @@ import weakref
 
 import numpy as np
 
-from .. import core, dtypes, sharding_impls, tree_util
+from .. import core, dtypes, hi_state, sharding_impls, tree_util
 from ..config import config
 from ..core import Eqn, Var, bind
 from ..errors import (DTypeError, LoopCarryError, NotImplementedInAstjaxError, ShapeError,
@@ -450,8 +450,21 @@ def staged_once(owner, key, make):
     cache = b.staged
     hit = cache.get(full)
     if hit is None or hit[0] is not owner:
-        hit = cache[full] = (owner, make())
+        value, keep = _noted(make)
+        if not keep:
+            return value
+        hit = cache[full] = (owner, value)
     return hit[1]
+
+
+def _noted(make):
+    """(`make()`, whether it may be reused): not a staging that read or wrote hijax
+    Variables it closes over (their states change between stagings)."""
+    if not hi_state.pytype_aval_mappings:
+        return make(), True
+    with hi_state.noting() as note:
+        value = make()
+    return value, not note.touched
 
 
 # owner -> {(key, context): staging}: what an eager `lax.scan` / `cond` / `while_loop`
@@ -477,7 +490,9 @@ def _staged_eagerly(owner, key, make):
     except TypeError:   # (unhashable or not weakly referable)
         return make()
     if hit is None:
-        hit = per_owner[full] = make()
+        hit, keep = _noted(make)
+        if keep:
+            per_owner[full] = hit
     return hit
 
 

@@ -2,20 +2,24 @@
 (`HiType`, `MutableHiType`) that lower to ordinary arrays, and primitives on them
 (`HiPrimitive`) defined by a lowering to ordinary operations (`to_lojax`).
 
-astjax's transformations work on arrays only; what it gives here is the part that
-needs no new kind of staged value:
+astjax's transformations work on arrays only: a hi value stays a Python object on
+every side of a staging, holding arrays or staged values.
 
 - `HiPrimitive`: a primitive whose `bind` runs its `to_lojax` rule on the values it is
   given (the lowering JAX applies before compiling), so it works eagerly and inside
   `jit` / `grad` / `vmap` whenever `to_lojax` is written with array operations;
+- a mutable type's values (`MutableHiType`, with quasi-dynamic data: `cur_qdd`) passed
+  to `jit` / `eval_shape` / `grad`, or closed over by a `jit`, `grad` or `lax.scan`
+  body, are staged on their arrays and their final states stored back, as JAX lowers
+  them (`astjax.hi_values`, `astjax.hi_state`);
 - `HiType` / `MutableHiType` / `AvalQDD` / `AvalMutableQDD`, `aval_method`,
   `aval_property`: the bases and markers libraries build their types from;
 - `register_hitype(cls, typeof_fn)`: records `typeof_fn` as `cls`'s abstract value
   (`typeof` here consults it);
 - `control_flow_allowed_effects`: the set of effect types allowed inside control flow.
 
-flax.nnx builds its "hijax Variable" from these; that mode is off by default (its
-`flax_hijax_variable` flag), and nnx's default Variables are plain pytrees.
+flax.nnx builds its "hijax Variable" from these (`nnx.var_defaults(hijax=True)`, its
+`flax_hijax_variable` flag); nnx's default Variables are plain pytrees.
 """
 from __future__ import annotations
 
