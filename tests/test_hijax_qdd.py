@@ -201,14 +201,18 @@ def test_jit_reads_a_closed_over_value_at_every_call():
     assert float(f(jnp.float32(1.0))) == 6.0     # not the first call's 1.0
 
 
-def test_jit_stores_a_closed_over_value_back():
-    c = Cell._new(jnp.float32(5.0))
-
+def _jitted_adder(c):
+    """A jitted `x -> x` adding `x` to the closed-over cell `c`."""
     @jax.jit
-    def g(x):
+    def add(x):
         cell_set(c, cell_get(c) + x)
         return x
+    return add
 
+
+def test_jit_stores_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(5.0))
+    g = _jitted_adder(c)
     g(jnp.float32(1.0))
     assert _val(c) == ("float32", 6.0)
     g(jnp.float32(1.0))
@@ -276,11 +280,7 @@ def test_eval_shape_of_a_function_writing_a_closed_over_value_leaves_it():
 
 def test_nested_jit_of_a_closed_over_value():
     c = Cell._new(jnp.float32(1.0))
-
-    @jax.jit
-    def inner(x):
-        cell_set(c, cell_get(c) + x)
-        return x
+    inner = _jitted_adder(c)
 
     @jax.jit
     def outer(x):
