@@ -266,6 +266,20 @@ def swapped_in(objs, nodes, call):
             _store(obj, qdd, vals)
 
 
+def carrying(plain, lifted):
+    """`plain()`, watched; when it writes mutable hi values it closes over, `lifted(objs)`
+    (the operation carrying their states), with any it meets then added."""
+    objs = ()
+    while True:
+        try:
+            with watching(writes_only=True):
+                return lifted(objs) if objs else plain()
+        except CapturedHiError as e:
+            if all(any(o is c for c in objs) for o in e.objs):
+                raise
+            objs = (*objs, *e.objs)
+
+
 class Idents(tuple):
     """Objects compared and hashed by identity (a static argument naming the values
     a function closes over)."""

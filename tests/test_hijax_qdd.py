@@ -325,3 +325,30 @@ def test_control_flow_bodies_reading_a_closed_over_value_are_not_kept():
     cell_set(c, jnp.float32(1.0))
     assert float(jax.jit(twice)(jnp.float32(0.0))) == 3.0
     assert _val(c) == ("float32", 2.0)
+
+
+def test_cond_and_while_loop_carry_a_closed_over_value_their_bodies_write():
+    c = Cell._new(jnp.float32(1.0))
+
+    def add(x):
+        cell_set(c, cell_get(c) + x)
+        return x
+
+    def f(x):
+        return jax.lax.cond(x > 0, add, lambda x: x, x)
+
+    assert float(jax.jit(f)(jnp.float32(2.0))) == 2.0
+    assert _val(c) == ("float32", 3.0)
+    jax.jit(f)(jnp.float32(-1.0))     # the other branch: unchanged
+    assert _val(c) == ("float32", 3.0)
+
+    def w(x):
+        def body(i):
+            cell_set(c, cell_get(c) + 1.0)
+            return i + 1
+        return jax.lax.while_loop(lambda i: i < 3, body, x)
+
+    assert int(jax.jit(w)(jnp.int32(0))) == 3
+    assert _val(c) == ("float32", 6.0)
+    assert int(w(jnp.int32(1))) == 3      # eager
+    assert _val(c) == ("float32", 8.0)

@@ -604,7 +604,42 @@ def switch(index, branches, *operands):
     return _switch(index, branches, operands, range(len(branches)))
 
 
+def hi_carried(objs, fun):
+    """`fun(*args)` as a staged-as-is function of `(*args, nodes)` -> `(its result,
+    states)`: run with the mutable hi values `objs` (hijax Variables it closes over and
+    writes) holding the states `nodes` (`hi_state.Lo`s), their final ones returned."""
+    if isinstance(fun, core.RawFunction):
+        target = fun.fn
+    else:
+        target = core.function_converter(fun) if core.function_converter is not None else fun
+
+    def carried(*args):
+        return hi_state.swapped_in(objs, args[-1], lambda: target(*args[:-1]))
+    return core.raw(carried)
+
+
 def _switch(index, branches, operands, order, branches_platforms=None):
+    """`_switch_plain`; branches that write hijax Variables they close over return
+    their states too, stored back after (JAX's effects of a cond)."""
+    if not hi_state.pytype_aval_mappings:
+        return _switch_plain(index, branches, operands, order, branches_platforms)
+
+    def lifted(objs):
+        cap = hi_state.Lowering(list(objs))
+        made = {}
+        for b in branches:   # (one function given twice: one wrapper, staged once)
+            if id(b) not in made:
+                made[id(b)] = (lambda f: core.raw(lambda ops, nodes: f(*ops, nodes)))(
+                    hi_carried(objs, b))
+        out, states = _switch_plain(index, [made[id(b)] for b in branches],
+                                    (tuple(operands), cap.tree), order, branches_platforms)
+        cap.write_back(states)
+        return out
+    return hi_state.carrying(
+        lambda: _switch_plain(index, branches, operands, order, branches_platforms), lifted)
+
+
+def _switch_plain(index, branches, operands, order, branches_platforms=None):
     """`switch`, staging the branches in `order` (a permutation of their indices): the
     order in which Python code in them runs while staging. With `branches_platforms`
     (`lax.platform_dependent`: the index is `platform_index`'s, always in range) the

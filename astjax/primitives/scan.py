@@ -35,7 +35,7 @@ from ..util import split_list
 from . import effects
 from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
 from .cond import (_fmt, _types_match, forward_operands, forwarded, not_mapped,
-                   promote_weak_carry, stage_sub)
+                   hi_carried, promote_weak_carry, stage_sub)
 from .structural import iota_p
 
 __all__ = ["scan_p", "bind_scan", "scan", "scan_raw", "map"]
@@ -572,31 +572,19 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     carried (`_scan_carrying`), as JAX carries them."""
     if not hi_state.pytype_aval_mappings:
         return _scan(f, init, xs, length, reverse, unroll)
-    caps = ()
-    while True:
-        try:
-            with hi_state.watching(writes_only=True):
-                if not caps:
-                    return _scan(f, init, xs, length, reverse, unroll)
-                return _scan_carrying(caps, f, init, xs, length, reverse, unroll)
-        except hi_state.CapturedHiError as e:
-            if all(any(o is c for c in caps) for o in e.objs):
-                raise
-            caps = (*caps, *e.objs)
+    return hi_state.carrying(lambda: _scan(f, init, xs, length, reverse, unroll),
+                             lambda objs: _scan_carrying(objs, f, init, xs, length, reverse,
+                                                         unroll))
 
 
 def _scan_carrying(objs, f, init, xs, length, reverse, unroll):
     """`scan` whose carry also holds the states of the hi values `objs` (the body's
     `f` runs with them swapped into those objects); their final states stored back."""
     cap = hi_state.Lowering(list(objs))
-    if isinstance(f, core.RawFunction):
-        target = f.fn
-    else:
-        target = core.function_converter(f) if core.function_converter is not None else f
+    carried = hi_carried(objs, f)
 
     def body(carry, x):
-        c, nodes = carry
-        (new_c, y), states = hi_state.swapped_in(objs, nodes, lambda: target(c, x))
+        (new_c, y), states = carried(carry[0], x, carry[1])
         return (new_c, states), y
 
     (carry, states), ys = _scan(core.raw(body), (init, cap.tree), xs, length, reverse,
