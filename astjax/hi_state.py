@@ -13,8 +13,9 @@ JAX's `Box`): Python objects whose quasi-dynamic data (`qdd`: structure and leaf
   caller to stage again with them passed in (JAX's implicit arguments: read at every
   call, stored back after) -- or, where it cannot, to report.
 
-`astjax.hi_values` holds the boundaries (`jit`, `eval_shape`, `grad`); `lax.scan`
-carries the values its body writes.
+`astjax.hi_values` holds the boundaries (`jit`, `eval_shape`, `grad`); `lax.scan`,
+`cond` / `switch` and `while_loop` carry the values their bodies write (`carrying`,
+`primitives.cond.hi_carried`).
 """
 from __future__ import annotations
 

@@ -9,9 +9,9 @@ every side of a staging, holding arrays or staged values.
   given (the lowering JAX applies before compiling), so it works eagerly and inside
   `jit` / `grad` / `vmap` whenever `to_lojax` is written with array operations;
 - a mutable type's values (`MutableHiType`, with quasi-dynamic data: `cur_qdd`) passed
-  to `jit` / `eval_shape` / `grad`, or closed over by a `jit`, `grad` or `lax.scan`
-  body, are staged on their arrays and their final states stored back, as JAX lowers
-  them (`astjax.hi_values`, `astjax.hi_state`);
+  to `jit` / `eval_shape` / `grad`, or closed over by a `jit`, `grad` or `lax`
+  control-flow body, are staged on their arrays and their final states stored back,
+  as JAX lowers them (`astjax.hi_values`, `astjax.hi_state`);
 - `HiType` / `MutableHiType` / `AvalQDD` / `AvalMutableQDD`, `aval_method`,
   `aval_property`: the bases and markers libraries build their types from;
 - `register_hitype(cls, typeof_fn)`: records `typeof_fn` as `cls`'s abstract value
