@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import core, tree_util
+from . import core, hi_values as _hi, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
@@ -86,6 +86,12 @@ class _Grad(_Transformed):
     def _aux_path(self):
         return ((0, 1) if self.with_value else (1,)) if self.has_aux else None
 
+    def _with_aux(self, nums, g):
+        """This transformation of `g`, with `has_aux=True` and the normalized `nums`
+        (`hi_values.grad_call` passes one more argument, last)."""
+        return _Grad(g, nums if isinstance(self.argnums, (tuple, list)) else nums[0], True,
+                     self.with_value, self.allow_int, self.holomorphic)
+
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
         if any(i >= len(args) for i in nums):
@@ -100,13 +106,23 @@ class _Grad(_Transformed):
                                      hint=f"use an index in [-{len(args)}, {len(args) - 1}]")
         nums = tuple(i % len(args) for i in nums)
         check_signature(self.fun, args, kwargs)
+        # hijax Variables among the arguments, or written where it closes over them:
+        # staged on their arrays, their states stored back
+        lift = functools.partial(_hi.grad_call, functools.partial(self._with_aux, nums),
+                                 self.fun, self.has_aux, self.with_value, args, kwargs)
+        if _hi.has_mutable((args, kwargs)):
+            _hi.check_not_differentiated(args, nums)
+            return lift()
         fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums, known=True)
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))
-        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, nums=nums,
-                                                   reverse=("grad", self.has_aux),
-                                                   aux="grad" if self.has_aux else None,
-                                                   concrete=True)
+        try:
+            with _hi.watching(writes_only=True):   # (hijax Variables it closes over)
+                closed, in_tree, out_tree, leaves = _stage(
+                    fun, args, kwargs, nums=nums, reverse=("grad", self.has_aux),
+                    aux="grad" if self.has_aux else None, concrete=True)
+        except _hi.CapturedHiError as e:   # staged again, with them passed in
+            return lift(e.objs)
         ranges = _leaf_ranges(args)
         diff_mask = [False] * len(leaves)
         for i in nums:

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 
 import numpy as np
 
-from . import core, tree_util, util
+from . import core, hi_values, tree_util, util
 from .api import Jitted
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
@@ -174,6 +174,8 @@ class _Transformed(StagedCallable):
         if _staging():
             out = self.stage_inline(*args, **kwargs)
             return out if self._hiding is None else hide_at(out, self._hiding)
+        if hi_values.has_mutable((args, kwargs)):   # hijax Variables: jit's boundary
+            return Jitted(self)(*args, **kwargs)    # (their arrays in, states stored back)
         static = tuple(i for i, a in enumerate(args) if not _array_leaves(a))
         static_kw = tuple(k for k, v in kwargs.items() if not _array_leaves(v))
         try:

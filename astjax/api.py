@@ -4,6 +4,7 @@
 and `batching_api`."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import types
@@ -39,7 +40,7 @@ from .stages import typed_staging as _typed_staging
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
-from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens
+from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens, hi_values as _hi
 from .jit_ordered import OrderedEntry as _OrderedEntry, has_ordered_effects as _has_ordered_effects
 from .traceback_util import user_traceback
 
@@ -254,8 +255,10 @@ class Jitted(StagedCallable):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         key = (statics, in_tree, tuple(avals), dtypes.config.x64_enabled)   # (as _entry's)
-        closed, out_tree = (kept_staging(self._staging(), key)   # (an inner call staged it)
-                            or stage_flat(fun, in_tree, list(avals), hints))
+        # (hijax Variables it closes over: `hi_values.CapturedHiError`, for the caller)
+        with _hi.watching() if _hi.pytype_aval_mappings else contextlib.nullcontext():
+            closed, out_tree = (kept_staging(self._staging(), key)   # (an inner call staged it)
+                                or stage_flat(fun, in_tree, list(avals), hints))
         # references -> values (outside ones: `ref.RefEntry` at the call; make_jaxpr's kept)
         program = discharge_closed(closed, keep_outside=True) if discharge else closed
         if dce:   # (make_jaxpr shows every equation staged, as JAX's every one traced)
@@ -456,6 +459,9 @@ class Jitted(StagedCallable):
     def _call_slow(self, args, kwargs):
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
+        caps = self.__dict__.get("_hi_caps", ())
+        if caps or _hi.has_mutable((args, kwargs)):   # hijax Variables: stored back
+            return self._call_hi(args, kwargs, caps)
         try:
             entry, leaves = self._entry(args, kwargs)
             if entry.executable is None:
@@ -469,9 +475,33 @@ class Jitted(StagedCallable):
                                                                 function_name(self.fun)))
             else:
                 out = entry.run(leaves)
+        except _hi.CapturedHiError as e:   # it closes over hijax Variables: passed in
+            if self is _hi_jit:
+                raise
+            self._hi_caps = tuple(e.objs)
+            return self._call_hi(args, kwargs, self._hi_caps)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
         self._remember(args, kwargs, entry)
+        return out
+
+    def _call_hi(self, args, kwargs, caps):
+        """A call with hijax Variables among the arguments, or `caps` it closes over:
+        staged on their arrays (`hi_values.run_lowered`), their final states stored
+        back. Ones met first in this staging are added to `caps`."""
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        while True:
+            low, cap = _hi.Lowering((tuple(dyn_args), dyn_kwargs)), _hi.Lowering(list(caps))
+            try:
+                out, finals = _hi_jit(self._rebuild(statics), low.tree, cap.tree,
+                                      _hi.Idents(caps))
+                break
+            except _hi.CapturedHiError as e:
+                if all(any(o is c for c in caps) for o in e.objs):
+                    raise e.with_traceback(user_traceback(e)) from None
+                caps = self._hi_caps = (*caps, *e.objs)
+        low.write_back(finals[:len(low.objs)])
+        cap.write_back(finals[len(low.objs):])
         return out
 
     def _remember(self, args, kwargs, entry):
@@ -516,6 +546,8 @@ class Jitted(StagedCallable):
         fun = self._rebuild(statics)
         if _config_values["jax_disable_jit"]:   # JAX runs the Python function, as eagerly
             return _call_user(fun, dyn_args, dyn_kwargs)
+        if _hi.has_mutable((dyn_args, dyn_kwargs)):   # (changed in place, as staged)
+            return _call_user(fun, dyn_args, dyn_kwargs)
         if self._shardings:   # inside another program: the layouts become constraints
             return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
         sig = array_signature(dyn_args, dyn_kwargs, refs=True)   # (a Ref: one operand)
@@ -527,9 +559,16 @@ class Jitted(StagedCallable):
         hints = None if statics else arg_hints(fun, dyn_args, dyn_kwargs)
         eager = cache.get(key)   # (an eager call's staging serves it too)
         staging = self._staging()
-        closed, out_tree = stage_once(
-            staging, key, lambda: stage(fun, in_tree, list(avals), hints), shared=staging,
-            eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
+
+        def make():   # (one closing over hijax Variables is not kept: run inline)
+            with _hi.watching() if _hi.pytype_aval_mappings else contextlib.nullcontext():
+                return stage(fun, in_tree, list(avals), hints)
+        try:
+            closed, out_tree = stage_once(
+                staging, key, make, shared=staging,
+                eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
+        except _hi.CapturedHiError:
+            return _call_user(fun, dyn_args, dyn_kwargs)
         donated = set(donated_leaves(self.donate_argnums, dyn_args, statics))
         outs = [python_scalar(o) for o in _jit_call.call(
             closed, leaves, fun, self._inline, _inline, [i in donated for i in range(len(leaves))])]
@@ -601,6 +640,10 @@ def _positional_names(fun, n):
 
 def _call_user(fun, args, kwargs):
     return as_callable(fun)(*args, **kwargs)
+
+
+# a jitted call with hijax Variables among its arguments: `fun` (static) on their arrays
+_hi_jit = Jitted(_hi.run_lowered, static_argnums=(0, 3))
 
 
 @overload
@@ -695,10 +738,14 @@ def typeof(x: Any) -> core.ShapedArray:
     """The abstract value of `x` -- shape, dtype and weak type -- as `jax.typeof`
     (an Array, a staged value, a NumPy array or a Python scalar); for an array laid
     out over Explicit mesh axes, and a value computed from such arrays inside `jit`,
-    also its `.sharding` (sharding in types, `codegen/explicit.py`)."""
+    also its `.sharding` (sharding in types, `codegen/explicit.py`); a hijax value's
+    registered type (`jax.experimental.hijax.register_hitype`)."""
     try:
         return _explicit.typeof(x, core.get_aval(x))
     except TypeError as e:
+        hi = _hi.hi_type(x)
+        if hi is not None:
+            return hi
         if isinstance(e, AstjaxError):    # (one of a shard_map body's earlier operations)
             raise
         raise ArgumentTypeError(f"typeof: {e}", loc=caller_location()) from None
@@ -708,6 +755,18 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """The shapes and dtypes of `fun(*args, **kwargs)` as ShapeDtypeStructs. It only
     stages (nothing is lowered, compiled or put on a device), so it works inside a
     jitted function and on closures over staged values."""
+    if _hi.has_mutable((args, kwargs)):   # hijax Variables: staged on their arrays
+        return eval_shape(functools.partial(_hi.run_lowered, fun),
+                          _hi.Lowering((args, kwargs)).tree)[0]
+    try:
+        return _eval_shape(fun, args, kwargs)
+    except _hi.CapturedHiError as e:   # (or hijax Variables it closes over)
+        caps = tuple(e.objs)
+        return eval_shape(functools.partial(_hi.run_lowered, fun, nodes=_hi.Lowering(
+            list(caps)).tree, cap_objs=_hi.Idents(caps)), (args, kwargs))[0]
+
+
+def _eval_shape(fun, args, kwargs):
     j = Jitted(fun)
     args, kwargs = abstract_arguments((args, kwargs))
     try:

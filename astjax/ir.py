@@ -115,6 +115,19 @@ class ShapedArray(AbstractValue):
 
     to_ct_aval = at_least_vspace = to_tangent_aval   # (JAX's names for the same type)
 
+    # as a leaf of a hijax type (`jax.experimental.hijax`): one array, itself
+    def lo_ty(self):
+        return [self]
+
+    def lower_val(self, val):
+        return [val]
+
+    def raise_val(self, val):
+        return val
+
+    def normalize(self):
+        return self.strip_weak_type()
+
     def str_short(self):
         return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 

@@ -54,7 +54,7 @@ LAYERS = [
               "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes",
               "astjax.memory", "astjax.precision_config", "astjax.shape_poly",
               "astjax.shape_poly_expr", "astjax.shape_poly_decision", "astjax.shape_poly_parse",
-              "astjax.shape_poly_solve", "astjax.name_stack", "astjax.gc_pause"]),
+              "astjax.shape_poly_solve", "astjax.name_stack", "astjax.gc_pause", "astjax.hi_state"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
@@ -67,7 +67,7 @@ LAYERS = [
              "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.custom_batching", "astjax.api_util", "astjax.ad_extras",
              "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi",
              "astjax.export", "astjax.profiler", "astjax.ref", "astjax.jit_refs", "astjax.ad_refs",
-             "astjax.jit_tokens", "astjax.jit_ordered"]),
+             "astjax.jit_tokens", "astjax.jit_ordered", "astjax.hi_values"]),
     ("libraries", ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random",
                    "astjax.extend.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),

@@ -40,7 +40,7 @@ import weakref
 
 import numpy as np
 
-from .. import core, dtypes, sharding_impls, tree_util
+from .. import core, dtypes, hi_state, sharding_impls, tree_util
 from ..config import config
 from ..core import Eqn, Var, bind
 from ..errors import (DTypeError, LoopCarryError, NotImplementedInAstjaxError, ShapeError,
@@ -444,8 +444,21 @@ def staged_once(owner, key, make):
     cache = b.staged
     hit = cache.get(full)
     if hit is None or hit[0] is not owner:
-        hit = cache[full] = (owner, make())
+        value, keep = _noted(make)
+        if not keep:
+            return value
+        hit = cache[full] = (owner, value)
     return hit[1]
+
+
+def _noted(make):
+    """(`make()`, whether it may be reused): not a staging that read or wrote hijax
+    Variables it closes over (their states change between stagings)."""
+    if not hi_state.pytype_aval_mappings:
+        return make(), True
+    with hi_state.noting() as note:
+        value = make()
+    return value, not note.touched
 
 
 # owner -> {(key, context): staging}: what an eager `lax.scan` / `cond` / `while_loop`
@@ -471,7 +484,9 @@ def _staged_eagerly(owner, key, make):
     except TypeError:   # (unhashable or not weakly referable)
         return make()
     if hit is None:
-        hit = per_owner[full] = make()
+        hit, keep = _noted(make)
+        if keep:
+            per_owner[full] = hit
     return hit
 
 
@@ -583,7 +598,42 @@ def switch(index, branches, *operands):
     return _switch(index, branches, operands, range(len(branches)))
 
 
+def hi_carried(objs, fun):
+    """`fun(*args)` as a staged-as-is function of `(*args, nodes)` -> `(its result,
+    states)`: run with the mutable hi values `objs` (hijax Variables it closes over and
+    writes) holding the states `nodes` (`hi_state.Lo`s), their final ones returned."""
+    if isinstance(fun, core.RawFunction):
+        target = fun.fn
+    else:
+        target = core.function_converter(fun) if core.function_converter is not None else fun
+
+    def carried(*args):
+        return hi_state.swapped_in(objs, args[-1], lambda: target(*args[:-1]))
+    return core.raw(carried)
+
+
 def _switch(index, branches, operands, order, branches_platforms=None):
+    """`_switch_plain`; branches that write hijax Variables they close over return
+    their states too, stored back after (JAX's effects of a cond)."""
+    if not hi_state.pytype_aval_mappings:
+        return _switch_plain(index, branches, operands, order, branches_platforms)
+
+    def lifted(objs):
+        cap = hi_state.Lowering(list(objs))
+        made = {}
+        for b in branches:   # (one function given twice: one wrapper, staged once)
+            if id(b) not in made:
+                made[id(b)] = (lambda f: core.raw(lambda ops, nodes: f(*ops, nodes)))(
+                    hi_carried(objs, b))
+        out, states = _switch_plain(index, [made[id(b)] for b in branches],
+                                    (tuple(operands), cap.tree), order, branches_platforms)
+        cap.write_back(states)
+        return out
+    return hi_state.carrying(
+        lambda: _switch_plain(index, branches, operands, order, branches_platforms), lifted)
+
+
+def _switch_plain(index, branches, operands, order, branches_platforms=None):
     """`switch`, staging the branches in `order` (a permutation of their indices): the
     order in which Python code in them runs while staging. With `branches_platforms`
     (`lax.platform_dependent`: the index is `platform_index`'s, always in range) the

@@ -26,7 +26,7 @@ import ast
 
 import numpy as np
 
-from .. import core, dtypes, tree_util
+from .. import core, dtypes, hi_state, tree_util
 from ..core import Eqn, ShapedArray, Var, bind
 from ..errors import LoopCarryError, ShapeError, StructureError
 from ..shape_poly import canonical_dim
@@ -35,7 +35,7 @@ from ..util import split_list
 from . import effects
 from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
 from .cond import (_fmt, _types_match, forward_operands, forwarded, not_mapped,
-                   promote_weak_carry, stage_sub)
+                   hi_carried, promote_weak_carry, stage_sub)
 from .structural import iota_p
 
 __all__ = ["scan_p", "bind_scan", "scan", "scan_raw", "map"]
@@ -567,7 +567,33 @@ def _carry_avals(leaves):
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
-    """JAX's `lax.scan`: `f(carry, x) -> (carry, y)` over the leading axis of `xs`."""
+    """JAX's `lax.scan`: `f(carry, x) -> (carry, y)` over the leading axis of `xs`.
+    Mutable hi values (hijax Variables) the body writes where it closes over them are
+    carried (`_scan_carrying`), as JAX carries them."""
+    if not hi_state.pytype_aval_mappings:
+        return _scan(f, init, xs, length, reverse, unroll)
+    return hi_state.carrying(lambda: _scan(f, init, xs, length, reverse, unroll),
+                             lambda objs: _scan_carrying(objs, f, init, xs, length, reverse,
+                                                         unroll))
+
+
+def _scan_carrying(objs, f, init, xs, length, reverse, unroll):
+    """`scan` whose carry also holds the states of the hi values `objs` (the body's
+    `f` runs with them swapped into those objects); their final states stored back."""
+    cap = hi_state.Lowering(list(objs))
+    carried = hi_carried(objs, f)
+
+    def body(carry, x):
+        (new_c, y), states = carried(carry[0], x, carry[1])
+        return (new_c, states), y
+
+    (carry, states), ys = _scan(core.raw(body), (init, cap.tree), xs, length, reverse,
+                                unroll)
+    cap.write_back(states)
+    return carry, ys
+
+
+def _scan(f, init, xs, length, reverse, unroll):
     _aval = core.get_aval
     carry_leaves, carry_tree = tree_util.flatten_for_staging(init)
     x_leaves, x_tree = tree_util.flatten_for_staging(xs)

@@ -52,7 +52,7 @@ from contextvars import ContextVar
 
 import numpy as np
 
-from .. import core, dtypes, tree_util
+from .. import core, dtypes, hi_state, tree_util
 from ..core import Eqn, Var, bind
 from ..errors import (ArgumentValueError, DTypeError, DifferentiationError, JAXTypeError, LoopCarryError,
                       NotImplementedInAstjaxError, ShapeError)
@@ -61,7 +61,7 @@ from ..shape_poly_expr import as_value
 from ..util import split_list
 from . import effects
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
-from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select,
+from .cond import (_any, hi_carried, _ensure_types, _first_lane, _fmt, _lane_select,
                    _safe_operand, _types_match, forward_operands, forwarded, io_effects,
                    not_mapped, promote_weak_carry, stage_sub, switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
@@ -660,7 +660,22 @@ def _carry_avals(leaves):
 def while_loop(cond_fun, body_fun, init_val):
     """JAX's `lax.while_loop`: `body_fun` applied while `cond_fun` holds. Staged as JAX
     traces it: `cond_fun`, then `body_fun`, and both again when a weak-typed initial
-    value takes the body's type (what they print comes in that order)."""
+    value takes the body's type (what they print comes in that order). Mutable hi
+    values (hijax Variables) the body writes where it closes over them are carried."""
+    if not hi_state.pytype_aval_mappings:
+        return _while_loop(cond_fun, body_fun, init_val)
+
+    def lifted(objs):
+        cap = hi_state.Lowering(list(objs))
+        test, step = hi_carried(objs, cond_fun), hi_carried(objs, body_fun)
+        out, states = _while_loop(core.raw(lambda c: test(c[0], c[1])[0]),
+                                  core.raw(lambda c: step(c[0], c[1])), (init_val, cap.tree))
+        cap.write_back(states)
+        return out
+    return hi_state.carrying(lambda: _while_loop(cond_fun, body_fun, init_val), lifted)
+
+
+def _while_loop(cond_fun, body_fun, init_val):
     leaves, tree = tree_util.flatten_for_staging(init_val)
     args_tree = tree_util.flatten_for_staging((init_val,))[1]
     avals = _carry_avals(leaves)

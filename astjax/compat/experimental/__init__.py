@@ -1,10 +1,12 @@
 """`jax.experimental`: `io_callback` (and `pure_callback`), and `MutableArray`, a
 mutable reference to an array (`mutable_array(x)`; read `ref[...]`, write
-`ref[...] = v`). astjax's references live outside transformations: they hold a
+`ref[...] = v`), and `cur_qdd(x)`: a hijax value's quasi-dynamic data (its own; see
+`astjax.hi_state`). astjax's references live outside transformations: they hold a
 concrete array that Python code reads and replaces (a staged value written into one
 escapes its transformation, as a tracer stored in a Python object does)."""
 from astjax.callbacks_api import io_callback, pure_callback  # noqa: F401
 from astjax import numpy as _jnp
+from astjax.hi_state import cur_qdd  # noqa: F401
 
 
 class MutableArray:

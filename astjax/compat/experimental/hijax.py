@@ -2,26 +2,30 @@
 (`HiType`, `MutableHiType`) that lower to ordinary arrays, and primitives on them
 (`HiPrimitive`) defined by a lowering to ordinary operations (`to_lojax`).
 
-astjax's transformations work on arrays only; what it gives here is the part that
-needs no new kind of staged value:
+astjax's transformations work on arrays only: a hi value stays a Python object on
+every side of a staging, holding arrays or staged values.
 
 - `HiPrimitive`: a primitive whose `bind` runs its `to_lojax` rule on the values it is
   given (the lowering JAX applies before compiling), so it works eagerly and inside
   `jit` / `grad` / `vmap` whenever `to_lojax` is written with array operations;
+- a mutable type's values (`MutableHiType`, with quasi-dynamic data: `cur_qdd`) passed
+  to `jit` / `eval_shape` / `grad`, or closed over by a `jit`, `grad` or `lax`
+  control-flow body, are staged on their arrays and their final states stored back,
+  as JAX lowers them (`astjax.hi_values`, `astjax.hi_state`);
 - `HiType` / `MutableHiType` / `AvalQDD` / `AvalMutableQDD`, `aval_method`,
   `aval_property`: the bases and markers libraries build their types from;
 - `register_hitype(cls, typeof_fn)`: records `typeof_fn` as `cls`'s abstract value
   (`typeof` here consults it);
 - `control_flow_allowed_effects`: the set of effect types allowed inside control flow.
 
-flax.nnx builds its "hijax Variable" from these; that mode is off by default (its
-`flax_hijax_variable` flag), and nnx's default Variables are plain pytrees.
+flax.nnx builds its "hijax Variable" from these (`nnx.var_defaults(hijax=True)`, its
+`flax_hijax_variable` flag); nnx's default Variables are plain pytrees.
 """
 from __future__ import annotations
 
 from collections import namedtuple
 
-from astjax import api as _api
+from astjax import api as _api, hi_state as _hi
 from astjax.core import Zero  # noqa: F401
 from astjax.extend.core import Primitive
 from astjax.interpreters.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
@@ -31,7 +35,9 @@ from astjax.compat._src.state.types import AbstractRef  # noqa: F401
 __all__ = ["HiPrimitive", "HiType", "MutableHiType", "AbstractValue", "AvalQDD",
            "AvalMutableQDD", "ShapedArray", "aval_method", "aval_property",
            "register_hitype", "typeof", "control_flow_allowed_effects", "Zero",
-           "instantiate_zeros", "is_undefined_primal", "AbstractRef"]
+           "instantiate_zeros", "is_undefined_primal", "AbstractRef", "cur_qdd"]
+
+cur_qdd = _hi.cur_qdd
 
 # Markers a hi type's class body uses: a method (`aval_method(f)`) or a property
 # (`aval_property(fget)`) of the abstract value that staged values of the type expose.
@@ -107,8 +113,12 @@ class HiPrimitive(Primitive):
         raise TypeError(f"hi primitive {self.name} defines no to_lojax lowering")
 
     def bind(self, *args, **params):
-        """Apply the lowering to `args` (eagerly or on staged values)."""
-        return self.to_lojax(*args, **params)
+        """Apply the lowering to `args` (eagerly or on staged values); the mutable hi
+        values among them and its results are reported to watched stagings."""
+        _hi.touch(args)
+        out = self.to_lojax(*args, **params)
+        _hi.made(out)
+        return out
 
     def is_high(self, *avals, **params):
         return True
@@ -117,20 +127,15 @@ class HiPrimitive(Primitive):
         return False
 
 
-pytype_aval_mappings: dict = {}
-
-
 def register_hitype(val_cls, typeof_fn) -> None:
     """Declare values of `val_cls` as a hi type whose abstract value is `typeof_fn(x)`."""
-    pytype_aval_mappings[val_cls] = typeof_fn
+    _hi.pytype_aval_mappings[val_cls] = typeof_fn
 
 
 def typeof(x):
     """The abstract value of `x`: a registered hi type's, else `astjax.typeof(x)`."""
-    for cls in type(x).__mro__:
-        if cls in pytype_aval_mappings:
-            return pytype_aval_mappings[cls](x)
-    return _api.typeof(x)
+    aval = _hi.hi_type(x)
+    return _api.typeof(x) if aval is None else aval
 
 
 class _EffectTypeSet:

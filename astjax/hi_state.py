@@ -1,0 +1,295 @@
+"""The state of `jax.experimental.hijax`'s mutable hi values (flax's hijax Variables,
+JAX's `Box`): Python objects whose quasi-dynamic data (`qdd`: structure and leaf types,
+`cur_qdd(x)`) and arrays a function may change.
+
+- `pytype_aval_mappings` (what `hijax.register_hitype` fills), `hi_type`, `is_mutable`;
+- `Lowering`: a tree with each such value replaced by a `Lo` pytree node (its arrays
+  the children, its type and qdd static), and `write_back` of final `Lo`s into the
+  objects; `swapped_in`: run a function with given states in the same objects, then
+  put theirs back;
+- the watch: a staging in `watching()` records each foreign mutable value a hi
+  primitive touches (`touch` / `made`, from `HiPrimitive.bind`) with its state then;
+  at its end their states are put back and `CapturedHiError` names them, for the
+  caller to stage again with them passed in (JAX's implicit arguments: read at every
+  call, stored back after) -- or, where it cannot, to report.
+
+`astjax.hi_values` holds the boundaries (`jit`, `eval_shape`, `grad`); `lax.scan`,
+`cond` / `switch` and `while_loop` carry the values their bodies write (`carrying`,
+`primitives.cond.hi_carried`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import tree_util
+from .errors import JAXTypeError
+
+pytype_aval_mappings: dict[type, Callable[[Any], Any]] = {}
+
+
+def hi_type(x):
+    """The registered hi type (abstract value) of `x`, or None."""
+    if not pytype_aval_mappings:
+        return None
+    for cls in type(x).__mro__:
+        fn = pytype_aval_mappings.get(cls)
+        if fn is not None:
+            return fn(x)
+    return None
+
+
+def is_mutable(x) -> bool:
+    """Whether `x` is a value of a registered hi type with quasi-dynamic data."""
+    aval = hi_type(x)
+    return aval is not None and bool(getattr(aval, "has_qdd", False))
+
+
+def cur_qdd(x):
+    """`x`'s current quasi-dynamic data (JAX's `jax.experimental.cur_qdd`): astjax's hi
+    values are Python objects on every side of a staging, so it is the value's own."""
+    return x.cur_qdd()
+
+
+def has_mutable(tree) -> bool:
+    """Whether a mutable hi value is among `tree`'s leaves."""
+    return bool(pytype_aval_mappings) and any(
+        is_mutable(x) for x in tree_util.tree_leaves(tree))
+
+
+class _Log:
+    """What one watched staging saw: the ids of hi values made inside it (`local`) and
+    the foreign ones touched, with their state at the first touch."""
+    __slots__ = ("local", "touched")
+
+    def __init__(self):
+        self.local: set[int] = set()
+        self.touched: dict[int, tuple] = {}
+
+
+_logs: list[_Log] = []    # the watched stagings, innermost last
+_notes: list[_Log] = []   # the stagings `noting` (control-flow bodies kept for reuse)
+_quiet = [False]   # (reading or storing a state here binds hi primitives: not a touch)
+
+
+class _quietly:
+    def __enter__(self):
+        self.was, _quiet[0] = _quiet[0], True
+
+    def __exit__(self, *exc):
+        _quiet[0] = self.was
+
+
+def _state(x):
+    """(qdd, arrays) of a mutable hi value now."""
+    with _quietly():
+        qdd = cur_qdd(x)
+        return qdd, list(hi_type(x).read_loval(qdd, x))
+
+
+def _store(x, qdd, vals) -> None:
+    """Put the state (qdd, arrays) into the mutable hi value `x`."""
+    with _quietly():
+        hi_type(x).update_from_loval(qdd, x, *vals)
+
+
+def _changed(x, qdd, vals) -> bool:
+    now_qdd, now = _state(x)
+    return now_qdd != qdd or len(now) != len(vals) or any(
+        a is not b for a, b in zip(now, vals))
+
+
+def touch(args) -> None:
+    """Record the foreign mutable hi values among a hi primitive's operands in every
+    watched staging that has not met them (`HiPrimitive.bind` calls it)."""
+    if not (_logs or _notes) or _quiet[0]:
+        return
+    for x in args:
+        if not is_mutable(x):
+            continue
+        pending = [log for log in (*_logs, *_notes)
+                   if id(x) not in log.local and id(x) not in log.touched]
+        if pending:
+            state = (x, *_state(x))
+            for log in pending:
+                log.touched[id(x)] = state
+
+
+def made(outs) -> None:
+    """Mark the mutable hi values a hi primitive returned as made inside every watched
+    staging."""
+    if not (_logs or _notes):
+        return
+    for x in outs if isinstance(outs, (list, tuple)) else (outs,):
+        if is_mutable(x):
+            for log in (*_logs, *_notes):
+                log.local.add(id(x))
+
+
+class CapturedHiError(JAXTypeError):
+    """A staged function closes over mutable hi values (hijax Variables) -- `objs`, put
+    back to their states before it -- where its caller cannot pass them in."""
+
+    def __init__(self, objs):
+        self.objs = objs
+        super().__init__(
+            f"the function staged here reads or writes {len(objs)} mutable hi value(s) "
+            f"(hijax Variables, e.g. a {type(objs[0]).__name__}) it closes over, where "
+            f"astjax cannot pass them in and store them back",
+            hint="pass them to the transformed function as arguments")
+
+
+class watching:
+    """Watch a staging: on exit, the foreign mutable hi values it wrote (every one it
+    touched unless `writes_only`) are put back and raised as `CapturedHiError`."""
+
+    def __init__(self, writes_only=False):
+        self.writes_only = writes_only
+
+    def __enter__(self):
+        self.log = _Log()
+        _logs.append(self.log)
+        return self.log
+
+    def __exit__(self, kind, exc, tb):
+        _logs.remove(self.log)
+        written, caps = [], []
+        for x, qdd, vals in self.log.touched.values():
+            w = _changed(x, qdd, vals)
+            if w:
+                written.append((x, qdd, vals))
+            if w or not self.writes_only:
+                caps.append(x)
+        for x, qdd, vals in written:   # (they hold this staging's values)
+            _store(x, qdd, vals)
+        if caps and kind is None:
+            raise CapturedHiError(caps)
+        return False
+
+
+class noting:
+    """Note whether a staging touches foreign mutable hi values (`.touched` on exit):
+    one that reads their states among its constants must not be reused."""
+
+    def __enter__(self):
+        self.log = _Log()
+        _notes.append(self.log)
+        return self
+
+    def __exit__(self, *exc):
+        _notes.remove(self.log)
+        self.touched = bool(self.log.touched)
+        return False
+
+
+class Lo:
+    """A mutable hi value at a boundary: its arrays (the children) and, static, which
+    distinct argument it is, its type and its qdd."""
+    __slots__ = ("index", "aval", "qdd", "vals")
+
+    def __init__(self, index, aval, qdd, vals):
+        self.index, self.aval, self.qdd, self.vals = index, aval, qdd, list(vals)
+
+
+tree_util.register_pytree_node(
+    Lo, lambda n: (n.vals, (n.index, n.aval, n.qdd)),
+    lambda aux, vals: Lo(*aux, vals))
+
+
+class Lowering:
+    """`tree` with each mutable hi value replaced by its `Lo` node (`.tree`), and the
+    objects (`.objs`) the final states are stored back into, in order. As in JAX, an
+    object passed twice is two values: each is raised on its own and stored back in
+    turn (the last one's state stays)."""
+
+    def __init__(self, tree):
+        self.objs: list = []
+
+        def lower(x):
+            aval = hi_type(x)
+            if aval is None or not getattr(aval, "has_qdd", False):
+                return x
+            self.objs.append(x)
+            return Lo(len(self.objs) - 1, aval, *_state(x))
+
+        self.tree = tree_util.tree_map(lower, tree)
+
+    def write_back(self, finals) -> None:
+        """Store each object's final state (`finals`: its `Lo` nodes, in order)."""
+        for obj, node in zip(self.objs, finals):
+            _store(obj, node.qdd, node.vals)
+
+
+def _is_lo(x) -> bool:
+    return isinstance(x, Lo)
+
+
+def raise_tree(tree):
+    """`tree` with its `Lo` nodes raised to fresh hi values, and those values in order."""
+    out_objs: dict[int, Any] = {}
+
+    def up(x):
+        if not isinstance(x, Lo):
+            return x
+        obj = out_objs[x.index] = x.aval.new_from_loval(x.qdd, *x.vals)
+        for log in (*_logs, *_notes):
+            log.local.add(id(obj))
+        return obj
+
+    out = tree_util.tree_map(up, tree, is_leaf=_is_lo)
+    return out, [out_objs[i] for i in sorted(out_objs)]
+
+
+def finals(objs) -> list:
+    """Each object's state now, as `Lo` nodes (indices in order)."""
+    outs = []
+    for i, obj in enumerate(objs):
+        qdd, vals = _state(obj)
+        outs.append(Lo(i, hi_type(obj), qdd, vals))
+    return outs
+
+
+def swapped_in(objs, nodes, call):
+    """`call()` with each of `objs` holding its node's state (made inside the innermost
+    watched staging; touched, in their own states, for the stagings around it) -> (its
+    result, their final `Lo`s); their own states put back."""
+    for log in (*_logs[-1:], *_notes):   # (their states come in: a staging may be kept)
+        log.local.update(map(id, objs))
+    touch(objs)
+    saved = [_state(obj) for obj in objs]
+    for node, obj in zip(nodes, objs):
+        _store(obj, node.qdd, node.vals)
+    try:
+        out = call()
+        return out, finals(objs)
+    finally:
+        for obj, (qdd, vals) in zip(objs, saved):
+            _store(obj, qdd, vals)
+
+
+def carrying(plain, lifted):
+    """`plain()`, watched; when it writes mutable hi values it closes over, `lifted(objs)`
+    (the operation carrying their states), with any it meets then added."""
+    objs = ()
+    while True:
+        try:
+            with watching(writes_only=True):
+                return lifted(objs) if objs else plain()
+        except CapturedHiError as e:
+            if all(any(o is c for c in objs) for o in e.objs):
+                raise
+            objs = (*objs, *e.objs)
+
+
+class Idents(tuple):
+    """Objects compared and hashed by identity (a static argument naming the values
+    a function closes over)."""
+
+    def __eq__(self, other):
+        return (type(other) is Idents and len(other) == len(self)
+                and all(a is b for a, b in zip(self, other)))
+
+    def __hash__(self):
+        return hash(tuple(map(id, self)))
+
+

@@ -1,0 +1,64 @@
+"""Mutable hi values (`astjax.hi_state`: flax's hijax Variables) at a transformation's
+boundary: passed to `jit`, `eval_shape` or as a non-differentiated argument of `grad`,
+or closed over by the function (`hi_state.watching` finds those).
+
+As JAX lowers such a value, the call here lowers each one to its arrays (`read_loval`),
+its qdd kept static (a `hi_state.Lo` node, so the staging is keyed by it); stages the
+function on a fresh value raised from the staged arrays (`new_from_loval`) -- a value
+it closes over keeps its identity, the staged state swapped into it -- and returns,
+after the function's results, each one's final qdd and arrays; and stores those into
+the caller's objects (`update_from_loval`). As in JAX, an object passed twice is two
+values, stored back in turn.
+"""
+from __future__ import annotations
+
+from .errors import ArgumentTypeError
+from .hi_state import (CapturedHiError, Idents, Lowering, finals,  # noqa: F401
+                       has_mutable, hi_type, pytype_aval_mappings, raise_tree, swapped_in,
+                       watching)
+from .staging import as_callable
+
+
+def run_lowered(fun, tree, nodes=(), cap_objs=Idents()):
+    """What a boundary stages: `fun(*args, **kwargs)` on the raised `tree = (args,
+    kwargs)` -> (its results, each raised value's final state: `Lo` nodes). `nodes`: the
+    `Lo` nodes of the values `cap_objs` that `fun` closes over (`Lowering(objs)`'s
+    tree), swapped into those same objects while it runs; their finals follow."""
+    (args, kwargs), objs = raise_tree(tree)
+    out, cap_finals = swapped_in(cap_objs, nodes, lambda: as_callable(fun)(*args, **kwargs))
+    return out, finals(objs) + cap_finals
+
+
+def grad_call(make, fun, has_aux, with_value, args, kwargs, caps=()):
+    """`grad` / `value_and_grad` of `fun` with mutable hi values among its (not
+    differentiated) arguments, or `caps` it closes over (passed after the others):
+    `make(g)` is the same transformation of `g` with `has_aux=True`; the final states
+    ride in the aux output, then are stored back."""
+    low, cap = Lowering((args, kwargs)), Lowering(list(caps))
+    cap_objs = Idents(caps)
+
+    def lowered(*a, **k):
+        out, states = run_lowered(fun, (a[:-1], k), a[-1], cap_objs)
+        return (out[0], (out[1], states)) if has_aux else (out, states)
+
+    a, k = low.tree
+    res = make(lowered)(*a, cap.tree, **k)
+    (value, pack), grads = res if with_value else ((None, res[1]), res[0])
+    aux, states = pack if has_aux else (None, pack)
+    low.write_back(states[:len(low.objs)])
+    cap.write_back(states[len(low.objs):])
+    if not with_value:
+        return (grads, aux) if has_aux else grads
+    return ((value, aux) if has_aux else value), grads
+
+
+def check_not_differentiated(args, argnums) -> None:
+    """A mutable hi value among differentiated arguments is refused (JAX does not
+    define its tangent either)."""
+    for i in argnums:
+        if has_mutable(args[i]):
+            raise ArgumentTypeError(
+                f"argument {i} is differentiated and holds a mutable hi value (a hijax "
+                f"Variable with quasi-dynamic data): its tangent type is not defined",
+                hint="differentiate with respect to its arrays (e.g. nnx.with_vars(..., "
+                     "hijax=False)), or pass it as a non-differentiated argument")
