@@ -23,7 +23,7 @@ from ..errors import (ArgumentIndexError as _ArgumentIndexError,
 # block per primitive, its rules and this wrapper). `not`/`and`/`or`/`xor` are Python
 # keywords: their wrappers are `bitwise_not`/`bitwise_and`/`bitwise_or`/`bitwise_xor`.
 from .elementwise import (  # noqa: F401
-    RoundingMethod, abs, acos, acosh, add, add_any, asin, asinh, atan, atan2, atanh,
+    RoundingMethod, abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clz, complex, conj, cos,
     cosh, digamma, div, eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt, imag,
     is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
@@ -47,7 +47,6 @@ from . import structural as _structural, arithmetic as _arithmetic
 # Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module;
 # the wrappers below check the user's functions first (see `_checked`).
 from . import cond as _cond_mod, scan as _scan_mod, while_loop as _while_mod
-from .cond import stage_sub  # noqa: F401
 from .gather import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
                                 gather)
 from .scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: F401
