@@ -34,6 +34,7 @@ from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rul
 from ..util import split_list
 from . import effects
 from .arithmetic import add_any
+from .vma_errors import carry_mismatch
 from .base import instantiate, matchaxis, moveaxis, register, zeros_like_aval
 from .cond import (_fmt, _types_match, forward_operands, forwarded, not_mapped,
                    promote_weak_carry, stage_sub)
@@ -596,16 +597,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     k = children[0].num_leaves
     new_carry = [v.aval for v in jaxpr.outvars[:k]]
     if children[0] != carry_tree:
-        raise LoopCarryError(f"scan body carry structure {children[0]} does not match {carry_tree}")
+        carry_mismatch("scan body", f, carry_tree, carry_avals, children[0], new_carry)
     carry_leaves, changed = promote_weak_carry(carry_leaves, carry_avals, new_carry)
     if changed:
         carry_avals = _carry_avals(carry_leaves)
         jaxpr, consts, out_tree = stage(carry_avals)
         new_carry = [v.aval for v in jaxpr.outvars[:k]]
-    for i, (a, b) in enumerate(zip(carry_avals, new_carry)):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            raise LoopCarryError(f"scan carry {i} has type {a.str_short()} before the loop and "
-                                 f"{b.str_short()} after one iteration")
+    carry_mismatch("scan body", f, carry_tree, carry_avals, carry_tree, new_carry)
     outs = bind_scan((jaxpr, consts), carry_leaves, x_leaves, length=n, reverse=reverse,
                      unroll=int(unroll) if not isinstance(unroll, bool) else (n if unroll else 1))
     carry_out = tree_util.tree_unflatten(carry_tree, outs[:k])
