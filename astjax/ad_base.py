@@ -31,7 +31,7 @@ from .transforms.ad import inline
 from .transforms.discharge import discharge_closed
 from .ad_aux import OBJECTS_HIDDEN, hide_at, split_output
 from . import ad_frames
-from .traceback_util import user_traceback
+from .traceback_util import at_boundary as _at_boundary, boundary as _boundary
 
 __all__ = ["differentiating", "differentiation"]
 
@@ -167,6 +167,7 @@ class _Transformed(StagedCallable):
         """Positions of the positional arguments this transform does not differentiate."""
         return ()
 
+    @_boundary
     def __call__(self, *args, **kwargs):
         if _staging():
             out = self.stage_inline(*args, **kwargs)
@@ -198,8 +199,9 @@ class _Transformed(StagedCallable):
                         raise first from None
                     cache[_CONCRETE] = fixed
                     return out
-        except AstjaxError as e:
-            raise e.with_traceback(user_traceback(e)) from None
+        except Exception as e:   # (filtered here, if this is the outermost boundary)
+            _at_boundary(e)
+            raise
 
     def _call_compiled(self, cache, static, static_kw, args, kwargs):
         """Run `self` compiled with the arguments at `static` / `static_kw` static. A
