@@ -211,7 +211,7 @@ def carry_mismatch(what, body_fun, in_tree, in_avals, out_tree, out_avals):
                      (), tree_util.tree_unflatten(in_tree, in_avals),
                      tree_util.tree_unflatten(out_tree, out_avals))]
         if diffs:
-            raise StructureError(
+            raise LoopCarryError(
                 f"{what} function carry input and carry output must have the same pytree "
                 f"structure, but they differ:\n\n{_sentences(diffs, True)}\nRevise the "
                 "function so that the carry output has the same pytree structure as the "
@@ -254,7 +254,7 @@ def branch_mismatch(api, names, funs, trees, avals):
              f"corresponding output of {names[1]} has type {type_str(b, ())}"
              f"{_mismatch(a, b)}" for p, a, b in zip(paths, *avals) if _differs(a, b)]
     if diffs:
-        raise JAXTypeError(
+        raise LoopCarryError(
             f"{api} branches must have equal output types but they differ.\n\n{head}"
             f"{_sentences(diffs, False)}\nRevise {names[0]} and/or {names[1]} so that all "
             "output types match.", loc=caller_location(),
