@@ -33,7 +33,7 @@ from .batching_api import vmap  # noqa: E402
 numpy.ndarray = Array
 __version__ = "0.1.0"
 from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, hessian,  # noqa: E402
-                     stop_gradient, float0)
+                     float0)
 from .checkpoint_api import checkpoint, remat  # noqa: E402
 from .custom_api import custom_jvp, custom_vjp  # noqa: E402
 from .pmap_api import pmap  # noqa: E402
@@ -119,7 +119,7 @@ __all__ = [
     "named_scope", "nn", "numpy", "numpy_dtype_promotion", "numpy_rank_promotion", "pmap",
     "print_environment_info", "process_count", "process_index", "pure_callback", "random",
     "remat", "reshard", "scipy", "set_mesh", "shard_map", "sharding", "source",
-    "source_function", "stages", "stop_gradient", "test_util", "threefry_partitionable",
+    "source_function", "stages", "test_util", "threefry_partitionable",
     "tree", "tree_util", "typeof", "typing", "unroll", "value_and_grad", "vjp", "vmap",
     "export", "profiler", "memory", "array_garbage_collection_guard",
     "remove_size_one_mesh_axis_from_type",

@@ -32,6 +32,7 @@ from .errors import (ArgumentTypeError, ArgumentValueError, DifferentiationTypeE
 from .primitives.custom_derivatives import stop_gradient
 from .primitives.vma_reverse import check_cotangents, typed_backward
 from .staging import leaf_aval, python_scalar
+from .traceback_util import entry_point as _entry_point
 from .transforms import ad
 from .transforms.ad import cleanup, differentiable, float0, inline
 from .ad_refs import VjpFunction
@@ -248,6 +249,7 @@ def _check_tangent(p_aval, t, where):
                                  hint="each tangent has the shape and dtype of its primal")
 
 
+@_entry_point
 def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
         has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), the directional derivative along tangents)."""
@@ -299,6 +301,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     return tree_util.tree_unflatten(out_tree, prim), tree_util.tree_unflatten(out_tree, tl)
 
 
+@_entry_point
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
     closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, concrete=True,
@@ -344,6 +347,7 @@ class _LinearizedBody:
         return tree_util.tree_unflatten(self.main_tree, tl[:self.k])
 
 
+@_entry_point
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), vjp_fn) where vjp_fn(cotangent) -> cotangents of primals.
     As in JAX, vjp_fn is a pytree whose leaves are the residuals (here a

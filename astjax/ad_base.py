@@ -34,7 +34,7 @@ from .transforms.ad import inline
 from .transforms.discharge import discharge_closed
 from .ad_aux import OBJECTS_HIDDEN, hide_at, split_output
 from . import ad_eager_values, ad_frames
-from .traceback_util import user_traceback
+from .traceback_util import at_boundary as _at_boundary, boundary as _boundary
 
 __all__ = ["differentiating", "differentiation"]
 
@@ -170,6 +170,7 @@ class _Transformed(StagedCallable):
         """Positions of the positional arguments this transform does not differentiate."""
         return ()
 
+    @_boundary
     def __call__(self, *args, **kwargs):
         if _staging():
             out = self.stage_inline(*args, **kwargs)
@@ -203,8 +204,9 @@ class _Transformed(StagedCallable):
                         return self._call_known(args, kwargs, first)
                     cache[_CONCRETE] = fixed
                     return out
-        except AstjaxError as e:
-            raise e.with_traceback(user_traceback(e)) from None
+        except Exception as e:   # (filtered here, if this is the outermost boundary)
+            _at_boundary(e)
+            raise
 
     _known_values = False   # JAX runs this transform on concrete primal values
 

@@ -42,7 +42,8 @@ from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
 from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens, hi_values as _hi
 from .jit_ordered import OrderedEntry as _OrderedEntry, has_ordered_effects as _has_ordered_effects
-from .traceback_util import user_traceback
+from .traceback_util import (at_boundary as _at_boundary, boundary as _boundary,
+                             entry_point as _entry_point, user_traceback)
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
 _GlobalArray = _sharded.GlobalArray
@@ -271,104 +272,109 @@ class Jitted(StagedCallable):
         entry, _ = self._entry(args, kwargs)
         return entry.closed, entry.out_tree
 
+    @_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Fast paths, for arguments whose signature was seen before: one or two plain Arrays (keyed
         # on their interned avals' ids), positional NumPy arrays (jaxlib's C++ dispatch), trees of
         # Arrays without dicts (keyed by jaxlib's C++ flatten) and any other signature `_signature`
         # can key. A key whose leaves are all plain Arrays runs in this frame; every Python-level
         # step costs ~0.05-0.1 us against a ~5 us dispatch, so the common cases are written out.
-        if _state.builders:
-            return self.stage_inline(*args, **kwargs)
-        if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
-            return _jit_call_hook[0](self, args, kwargs)
-        entry = None   # (under set_mesh only `_signature`'s keys, which hold its mesh)
-        if self._plain and not kwargs and not _context_meshes[0] and not _compute_on.top_level[0]:
-            n = len(args)
-            host = False   # positional NumPy arrays in native byte order (jaxlib reads
-            # a byte-swapped array's bytes as native ones): jaxlib's C++ dispatch
-            if n == 2:
-                a, b = args
-                ta = type(a)
-                if ta is _Array:
-                    if type(b) is _Array:
-                        entry = self._fast.get(
-                            (_config_values["jax_enable_x64"], id(a.aval), id(b.aval)))
+        try:   # (an API boundary: a user's exception leaves it filtered, traceback_util)
+            if _state.builders:
+                return self.stage_inline(*args, **kwargs)
+            if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
+                return _jit_call_hook[0](self, args, kwargs)
+            entry = None   # (under set_mesh only `_signature`'s keys, which hold its mesh)
+            if self._plain and not kwargs and not _context_meshes[0] and not _compute_on.top_level[0]:
+                n = len(args)
+                host = False   # positional NumPy arrays in native byte order (jaxlib reads
+                # a byte-swapped array's bytes as native ones): jaxlib's C++ dispatch
+                if n == 2:
+                    a, b = args
+                    ta = type(a)
+                    if ta is _Array:
+                        if type(b) is _Array:
+                            entry = self._fast.get(
+                                (_config_values["jax_enable_x64"], id(a.aval), id(b.aval)))
+                            if entry is None:
+                                return self._call_slow(args, kwargs)
+                            bufs = [a._buf, b._buf]
+                    else:
+                        host = (ta is _ndarray and type(b) is _ndarray and a.dtype.isnative
+                                and b.dtype.isnative)
+                elif n == 1:
+                    a, = args
+                    ta = type(a)
+                    if ta is _Array:
+                        entry = self._fast.get((_config_values["jax_enable_x64"], id(a.aval)))
                         if entry is None:
                             return self._call_slow(args, kwargs)
-                        bufs = [a._buf, b._buf]
-                else:
-                    host = (ta is _ndarray and type(b) is _ndarray and a.dtype.isnative
-                            and b.dtype.isnative)
-            elif n == 1:
-                a, = args
-                ta = type(a)
-                if ta is _Array:
-                    entry = self._fast.get((_config_values["jax_enable_x64"], id(a.aval)))
-                    if entry is None:
-                        return self._call_slow(args, kwargs)
-                    bufs = [a._buf]
-                else:
-                    host = ta is _ndarray and a.dtype.isnative
-            elif n and type(args[0]) is _ndarray:
-                host = all(type(a) is _ndarray and a.dtype.isnative for a in args)
-            if host:
-                cpp = self._fast.get(_CPP)
-                if cpp is not None and _REAL_JAX_CONFIG not in _modules:
+                        bufs = [a._buf]
+                    else:
+                        host = ta is _ndarray and a.dtype.isnative
+                elif n and type(args[0]) is _ndarray:
+                    host = all(type(a) is _ndarray and a.dtype.isnative for a in args)
+                if host:
+                    cpp = self._fast.get(_CPP)
+                    if cpp is not None and _REAL_JAX_CONFIG not in _modules:
+                        try:
+                            out = cpp(*args)
+                        except Exception as e:  # noqa: BLE001 -- see `_cpp_fallback`
+                            out = e
+                        if type(out) is _ArrayImpl:
+                            return _Array(out, out.aval)
+                        return self._cpp_fallback(out, args)
+                    return self._call_numpy(_numpy_key(args), args)
+                trees = self._fast.get(_TREE) if entry is None else None
+                if trees is not None:
+                    # a tree of Arrays (parameters) without dicts, once this function has
+                    # met one: flattened in C++ (jaxlib sorts dict keys slowly), found by
+                    # its treedef, then its leaves' avals compared as one list
                     try:
-                        out = cpp(*args)
-                    except Exception as e:  # noqa: BLE001 -- see `_cpp_fallback`
-                        out = e
-                    if type(out) is _ArrayImpl:
-                        return _Array(out, out.aval)
-                    return self._cpp_fallback(out, args)
-                return self._call_numpy(_numpy_key(args), args)
-            trees = self._fast.get(_TREE) if entry is None else None
-            if trees is not None:
-                # a tree of Arrays (parameters) without dicts, once this function has
-                # met one: flattened in C++ (jaxlib sorts dict keys slowly), found by
-                # its treedef, then its leaves' avals compared as one list
-                try:
-                    leaves, tdef = _cpp_flatten(args)
-                except Exception:  # noqa: BLE001 -- e.g. unsortable dict keys
-                    tdef = None
-                plans = trees.get(tdef)
-                if plans is not None:
-                    avals = [a.aval for a in leaves if type(a) is _Array]
-                    x64 = _config_values["jax_enable_x64"]
-                    for plan in plans:
-                        if plan[1] == avals and plan[0] == x64:
-                            entry = plan[2]   # (every leaf a plain Array: no `run` checks)
-                            bufs = [a._buf for a in leaves]
-                            break
-        elif self._options is not None:   # (placed on its device, compiled with its options)
-            return self._call_slow(args, kwargs)
-        if entry is None:
-            leaves = []
-            try:
-                entry = self._fast.get(self._signature(args, kwargs, leaves))
-            except (_NoFastPath, TypeError):  # TypeError: an unhashable static argument
-                entry = None
-            if entry is None:
+                        leaves, tdef = _cpp_flatten(args)
+                    except Exception:  # noqa: BLE001 -- e.g. unsortable dict keys
+                        tdef = None
+                    plans = trees.get(tdef)
+                    if plans is not None:
+                        avals = [a.aval for a in leaves if type(a) is _Array]
+                        x64 = _config_values["jax_enable_x64"]
+                        for plan in plans:
+                            if plan[1] == avals and plan[0] == x64:
+                                entry = plan[2]   # (every leaf a plain Array: no `run` checks)
+                                bufs = [a._buf for a in leaves]
+                                break
+            elif self._options is not None:   # (placed on its device, compiled with its options)
                 return self._call_slow(args, kwargs)
-            if type(entry) is not _Entry or not entry.arrays:
+            if entry is None:
+                leaves = []
                 try:
-                    return entry.run(leaves)
-                except _JaxRuntimeError as e:   # e.g. an argument on another device
-                    _raise_if_ran(e, getattr(entry, "text", ""))   # (never run twice)
+                    entry = self._fast.get(self._signature(args, kwargs, leaves))
+                except (_NoFastPath, TypeError):  # TypeError: an unhashable static argument
+                    entry = None
+                if entry is None:
                     return self._call_slow(args, kwargs)
-            bufs = [a._buf for a in leaves]   # (plain Arrays only: `_Entry.for_arrays`)
-        if entry.const_bufs:
-            bufs = entry.const_bufs + bufs
-        try:
-            if entry.many:   # (hundreds of results: see Executable._call_many)
-                return entry.unflatten(entry.call_buffers(bufs))
-            outs = entry.exe.execute_sharded(bufs).consume_with_handlers(entry.handlers)
-        except _JaxRuntimeError as e:   # e.g. an argument on another device
-            _raise_if_ran(e, entry.text)
-            return self._call_slow(args, kwargs)
-        if entry.single:
-            return entry.wrap(outs[0], entry.out_aval0)
-        return entry.unflatten(list(map(entry.wrap, outs, entry.out_avals)))
+                if type(entry) is not _Entry or not entry.arrays:
+                    try:
+                        return entry.run(leaves)
+                    except _JaxRuntimeError as e:   # e.g. an argument on another device
+                        _raise_if_ran(e, getattr(entry, "text", ""))   # (never run twice)
+                        return self._call_slow(args, kwargs)
+                bufs = [a._buf for a in leaves]   # (plain Arrays only: `_Entry.for_arrays`)
+            if entry.const_bufs:
+                bufs = entry.const_bufs + bufs
+            try:
+                if entry.many:   # (hundreds of results: see Executable._call_many)
+                    return entry.unflatten(entry.call_buffers(bufs))
+                outs = entry.exe.execute_sharded(bufs).consume_with_handlers(entry.handlers)
+            except _JaxRuntimeError as e:   # e.g. an argument on another device
+                _raise_if_ran(e, entry.text)
+                return self._call_slow(args, kwargs)
+            if entry.single:
+                return entry.wrap(outs[0], entry.out_aval0)
+            return entry.unflatten(list(map(entry.wrap, outs, entry.out_avals)))
+        except Exception as e:
+            _at_boundary(e)
+            raise
 
     def _cpp_fallback(self, out, args):
         """What jaxlib's C++ dispatch gave that is not one jaxlib array: several
@@ -612,11 +618,13 @@ class Jitted(StagedCallable):
                    self.donate_argnums, donated_leaves(self.donate_argnums, dyn_args, statics),
                    types if any(t is not None for t in types) else None)
 
+    @_entry_point
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """`Lowered`: the StableHLO module for these arguments (arrays or
         ShapeDtypeStructs); `.compile()` it for the executable."""
         return self._aot(Lowered, args, kwargs)
 
+    @_entry_point
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """`Traced`: the staged jaxpr for these arguments; `.lower()` is the next
         stage."""
@@ -707,6 +715,7 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
         else Jitted(fun, static_argnums, static_argnames)   # (layouts, options: the body)
 
     @functools.wraps(fun)
+    @_entry_point
     def make(*args, **kwargs):
         args, kwargs = abstract_arguments((args, kwargs))
         try:
@@ -751,6 +760,7 @@ def typeof(x: Any) -> core.ShapedArray:
         raise ArgumentTypeError(f"typeof: {e}", loc=caller_location()) from None
 
 
+@_entry_point
 def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """The shapes and dtypes of `fun(*args, **kwargs)` as ShapeDtypeStructs. It only
     stages (nothing is lowered, compiled or put on a device), so it works inside a

@@ -31,6 +31,7 @@ from .primitives.state import Ref, ref_get, ref_set
 from .primitives.vma import staging_inputs
 from .codegen import compile_cache
 from .codegen.explicit_control import check_mapped, mapped
+from .traceback_util import at_boundary as _at_boundary, boundary as _boundary
 from .primitives.while_loop import eager_builder
 from .transforms.discharge import discharge_closed
 
@@ -96,18 +97,23 @@ class BatchedFunction(StagedCallable):
     __signature__ = property(wrapped_signature)
     _jitted = property(lambda self: self._guard and self._guard.state)   # (its eager calls')
 
+    @_boundary
     def __call__(self, *args, **kwargs):
-        fixed = self._unmapped_objects(args)
-        if fixed:
-            return self._with_fixed(args, fixed)(*[
-                a if i not in fixed else fixed[i].passed(a) for i, a in enumerate(args)
-                if not isinstance(fixed.get(i), _Whole)], **kwargs)
-        if core.current_builder() is not None:
-            return self.stage_inline(*args, **kwargs)
-        if self._guard is None:   # (staged again once a global `fun` reads is rebound)
-            self._guard = compile_cache.Guarded(lambda: Jitted(self))
-        with _eager_transform(), eager_builder():   # (an extension primitive's impl
-            return self._guard.get(self.fun).run_compiled(args, kwargs)   # may lower here)
+        try:   # (an API boundary: a user's exception leaves it filtered, traceback_util)
+            fixed = self._unmapped_objects(args)
+            if fixed:
+                return self._with_fixed(args, fixed)(*[
+                    a if i not in fixed else fixed[i].passed(a) for i, a in enumerate(args)
+                    if not isinstance(fixed.get(i), _Whole)], **kwargs)
+            if core.current_builder() is not None:
+                return self.stage_inline(*args, **kwargs)
+            if self._guard is None:   # (staged again once a global `fun` reads is rebound)
+                self._guard = compile_cache.Guarded(lambda: Jitted(self))
+            with _eager_transform(), eager_builder():   # (an extension primitive's impl
+                return self._guard.get(self.fun).run_compiled(args, kwargs)   # may lower)
+        except Exception as e:
+            _at_boundary(e)
+            raise
 
     # -- unmapped arguments that are not arrays ---------------------------------------
 

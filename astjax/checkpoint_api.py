@@ -25,6 +25,7 @@ from .errors import ArgumentTypeError, ArgumentValueError
 from .extend.core import eager_transform as _eager_transform
 from .primitives.custom_derivatives import checkpoint_p
 from .staging import array_signature, stage_once
+from .traceback_util import at_boundary as _at_boundary, boundary as _boundary
 
 __all__ = ["checkpoint", "remat"]
 
@@ -66,27 +67,32 @@ class _Checkpoint(_Transformed):
                 hint="count the positions from 0 (negative: from the end)")
         return tuple(sorted({d % n for d in self.static_argnums}))
 
+    @_boundary
     def __call__(self, *args, **kwargs):
-        if _staging() or not (self.static_argnums or self.static_argnames):
-            return super().__call__(*args, **kwargs)
-        # eagerly: compiled with the static arguments (and those that are not arrays)
-        # as jit's static arguments; unhashable ones are closed over, uncached
-        nums = tuple(sorted(set(self._static(args)) | {
-            i for i, a in enumerate(args) if not _array_leaves(a)}))
-        names = tuple(sorted(k for k, v in kwargs.items()
-                             if k in self.static_argnames or not _array_leaves(v)))
-        with _eager_transform():
-            try:
-                hash((tuple(args[i] for i in nums), tuple(kwargs[k] for k in names)))
-            except TypeError:
-                fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, nums, names)
-                return Jitted(fun)(*dyn, **dyn_kw)
-            cache = self._state()
-            jitted = cache.get(("static", nums, names))
-            if jitted is None:
-                jitted = cache["static", nums, names] = Jitted(
-                    self, static_argnums=nums, static_argnames=names)
-            return jitted(*args, **kwargs)
+        try:   # (an API boundary: a user's exception leaves it filtered, traceback_util)
+            if _staging() or not (self.static_argnums or self.static_argnames):
+                return super().__call__(*args, **kwargs)
+            # eagerly: compiled with the static arguments (and those that are not arrays)
+            # as jit's static arguments; unhashable ones are closed over, uncached
+            nums = tuple(sorted(set(self._static(args)) | {
+                i for i, a in enumerate(args) if not _array_leaves(a)}))
+            names = tuple(sorted(k for k, v in kwargs.items()
+                                 if k in self.static_argnames or not _array_leaves(v)))
+            with _eager_transform():
+                try:
+                    hash((tuple(args[i] for i in nums), tuple(kwargs[k] for k in names)))
+                except TypeError:
+                    fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, nums, names)
+                    return Jitted(fun)(*dyn, **dyn_kw)
+                cache = self._state()
+                jitted = cache.get(("static", nums, names))
+                if jitted is None:
+                    jitted = cache["static", nums, names] = Jitted(
+                        self, static_argnums=nums, static_argnames=names)
+                return jitted(*args, **kwargs)
+        except Exception as e:
+            _at_boundary(e)
+            raise
 
     def _staging_state(self):
         """The state a fresh wrapper of this function and options would find now (another

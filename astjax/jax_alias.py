@@ -30,9 +30,14 @@ import types
 
 from .compat import _compile_log
 
-__all__ = ["install_as_jax", "uninstall", "JAX_API_VERSION", "PUBLIC_MODULES"]
+__all__ = ["install_as_jax", "uninstall", "ASTJAX_ONLY", "JAX_API_VERSION", "PUBLIC_MODULES"]
 
 JAX_API_VERSION = "0.10.2"
+
+# astjax's public names JAX has not (DESIGN.md's own API): `import astjax` has them,
+# `import jax` does not, so a program probing `hasattr(jax, name)` sees JAX's namespace.
+ASTJAX_ONLY = frozenset({"AstjaxError", "function", "install_as_jax", "source",
+                         "source_function", "unroll"})
 
 # jax.<name> -> astjax.<name>: the public modules astjax provides under JAX's names.
 PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initializers",
@@ -101,8 +106,13 @@ def _jax_module():
     """A module object for `jax`: astjax's public names, JAX's version."""
     mod = types.ModuleType("jax", "astjax serving the `jax` namespace (astjax.jax_alias)")
     astjax = sys.modules["astjax"]  # this module is imported by astjax itself
-    mod.__dict__.update({k: v for k, v in vars(astjax).items()
-                         if not k.startswith("__")})
+    for name in astjax.__all__:
+        value = getattr(astjax, name)
+        if name in ASTJAX_ONLY or (isinstance(value, types.ModuleType) and
+                                   _target_name(f"jax.{name}") != value.__name__ and
+                                   importlib.util.find_spec(f"astjax.compat.{name}")):
+            continue   # (a compat module serves `jax.core` & co.: `_submodule_attribute`)
+        setattr(mod, name, value)
     mod.log_compiles = _compile_log.log_compiles  # (astjax has no `log_compiles` of its own)
     mod.dtypes = importlib.import_module("astjax.compat.dtypes")  # (JAX's bfloat16 type)
     mod.__version__ = JAX_API_VERSION

@@ -5,7 +5,6 @@ runs, `lax.add(x_f32, 1)` and, under x64, `lax.add(x_f32, 1.5)` are TypeErrors).
 
 Each wrapper is defined in its primitive's block (`astjax/primitives/`); the list of
 them is `astjax/primitives/ops.py`."""
-from .core import closure_convert, join_consts  # noqa: F401
 from .primitives.ops import *  # noqa: F401,F403
 from .primitives.ops import _index_scalar  # noqa: F401
 

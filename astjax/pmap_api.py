@@ -51,7 +51,7 @@ from .staging import (StagedCallable, as_callable, arg_hints, donated_leaves, le
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
-from .traceback_util import user_traceback
+from .traceback_util import at_boundary as _at_boundary, boundary as _boundary
 
 __all__ = ["pmap", "Pmapped", "shard_map_public"]
 
@@ -237,6 +237,7 @@ class Pmapped(StagedCallable):
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
+    @_boundary
     def __call__(self, *args, **kwargs):
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
@@ -256,8 +257,9 @@ class Pmapped(StagedCallable):
                     return hit[0].run(args, hit[1])
         try:
             entry, leaves, dims = self._entry(args, kwargs)
-        except AstjaxError as e:
-            raise e.with_traceback(user_traceback(e)) from None
+        except Exception as e:   # (filtered here, if this is the outermost boundary)
+            _at_boundary(e)
+            raise
         if sig is not None and len(leaves) == len(args):
             if len(self._fast) > 1024:
                 self._fast.clear()

@@ -51,9 +51,6 @@ class set_mesh(_shd.set_mesh):
         super().__init__(_shd.Mesh(_np.empty((), object), ()) if mesh is None else mesh)
 
 
-use_mesh = set_mesh
-
-
 def get_mesh():
     """`jax.sharding.get_mesh`: the mesh `set_mesh` made current here (an empty `Mesh`
     when none is); as JAX's, only outside a staged function."""

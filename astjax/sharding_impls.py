@@ -31,7 +31,7 @@ from .mesh_axes import AxisType, AxisTypeQueries
 from .partition_spec import PartitionSpec
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
-           "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh", "get_abstract_mesh",
+           "AbstractMesh", "AxisType", "set_mesh", "get_mesh", "get_abstract_mesh",
            "IndivisibleError", "DuplicateSpecError", "hlo_sharding", "named_from_tiles",
            "lowering_assignment", "current_assignment", "manual_axes", "current_manual_mesh",
            "current_auto_axes", "manual_groups", "axis_index_table", "ShardingTypeError",
@@ -533,9 +533,6 @@ class set_mesh:
         if not self._legacy:
             _current.context, context_meshes[0] = self._previous_context, context_meshes[0] - 1
         return False
-
-
-use_mesh = set_mesh
 
 
 class use_abstract_mesh:

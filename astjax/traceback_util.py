@@ -15,6 +15,12 @@ itself; "tracebackhide" keeps them all but marks the hidden ones with a
 hides another library's frames as well, and `api_boundary` is the decorator
 `jax._src.traceback_util` offers libraries: an exception leaving the outermost one
 is filtered by JAX's modes (below).
+
+astjax's own entry points (`jit(f)(x)`, `grad`, `vmap`, `make_jaxpr`, `jvp`, ...) are
+boundaries too: a user's exception raised while they run the user's function leaves
+the outermost one filtered by the same modes, with JAX's note, and no astjax frame
+(`entry_point`, or `boundary` + `at_boundary` where an extra call would cost on a hot
+path). astjax's own errors keep their located form: they are filtered where raised.
 """
 from __future__ import annotations
 
@@ -23,11 +29,14 @@ import functools
 import os
 import traceback
 import types
+import typing
 
 from .config import config
+from .errors import AstjaxError
 
-__all__ = ["UnfilteredStackTrace", "api_boundary", "filter_traceback", "filtering_mode",
-           "include_frame", "register_exclusion", "user_traceback"]
+__all__ = ["UnfilteredStackTrace", "api_boundary", "at_boundary", "boundary", "entry_point",
+           "filter_traceback", "filtering_mode", "include_frame", "register_exclusion",
+           "user_traceback"]
 
 # astjax/, and the directories astjax.transforms / astjax.codegen are installed from
 _ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -131,7 +140,7 @@ def _under_boundary(e: BaseException) -> bool:
     """Whether an outer `api_boundary` is on the stack of the one catching `e`."""
     frame = e.__traceback__.tb_frame.f_back if e.__traceback__ is not None else None
     while frame is not None:
-        if frame.f_code is _BOUNDARY_CODE:
+        if frame.f_code is _BOUNDARY_CODE or frame.f_code in _boundaries:
             return True
         frame = frame.f_back
     return False
@@ -198,3 +207,44 @@ def api_boundary(fun=None, *, repro_api_name=None, repro_user_func=False):
 
 
 _BOUNDARY_CODE = api_boundary(len).__code__
+
+
+# the code objects of astjax's entry points (`boundary`, `entry_point`)
+_boundaries: set = set()
+_F = typing.TypeVar("_F", bound=typing.Callable[..., typing.Any])
+
+
+def boundary(fun: _F) -> _F:
+    """Mark `fun` as one of astjax's API boundaries: its body catches `Exception` and
+    calls `at_boundary(e)` before a bare `raise` (so its own frame is not added again).
+    Returns `fun` itself: no extra call on a hot path such as `jit(f)(x)`."""
+    _boundaries.add(fun.__code__)
+    return fun
+
+
+def at_boundary(e: Exception) -> None:
+    """In an astjax boundary's `except`: an exception leaving the outermost boundary
+    gets its traceback filtered by `jax_traceback_filtering` -- a user's with JAX's
+    note, astjax's own without (its located message says where)."""
+    if not isinstance(e, AstjaxError):
+        _refilter(e)
+        return
+    e.__cause__, e.__suppress_context__ = None, True   # (as `raise e from None`)
+    if e.__traceback__ is not None and not _under_boundary(e):
+        e.with_traceback(filter_traceback(e.__traceback__))
+
+
+def entry_point(fun: _F) -> _F:
+    """`fun` (a public astjax function that runs the user's code) as an API boundary."""
+    @functools.wraps(fun)
+    def filtered_entry(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841
+        try:
+            return fun(*args, **kwargs)
+        except Exception as e:
+            at_boundary(e)
+            raise
+    return typing.cast(_F, filtered_entry)
+
+
+boundary(entry_point(len))   # (every `entry_point` wrapper shares this code object)

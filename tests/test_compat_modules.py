@@ -9,6 +9,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax.compat import core as jcore
+from astjax.compat._src import core as src_core
 from astjax.compat import custom_derivatives as cd
 from astjax.compat._src import dispatch, traceback_util
 from astjax.compat.experimental.layout import Format, Layout
@@ -53,8 +54,8 @@ def test_core_eval_jaxpr_and_jaxprs_in_params():
                                                          lambda u: -u, v))(1.0)
     out = jcore.eval_jaxpr(closed.jaxpr, closed.consts, 3.0)
     assert float(out[0]) == 6.0
-    assert len(list(jcore.subjaxprs(closed.jaxpr))) == 2
-    assert isinstance(jcore.raise_to_shaped(ShapedArray((2,), np.float32)), ShapedArray)
+    assert len(list(src_core.subjaxprs(closed.jaxpr))) == 2
+    assert isinstance(src_core.raise_to_shaped(ShapedArray((2,), np.float32)), ShapedArray)
 
 
 def test_closure_convert_makes_closed_over_values_arguments():

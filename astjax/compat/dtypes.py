@@ -5,13 +5,13 @@ equinox's deserialisation asks `isinstance(x, jax.dtypes.bfloat16)` and its test
 `jax.dtypes.bfloat16(1)`."""
 from __future__ import annotations
 
-import ml_dtypes
+import ml_dtypes as _ml_dtypes
 
-from astjax.dtypes import (ExtendedDType, TypePromotionError, canonicalize_dtype,  # noqa: F401
+from astjax.dtypes import (TypePromotionError, canonicalize_dtype,  # noqa: F401
                            extended, finfo, float0, iinfo, issubdtype, itemsize_bits,
                            prng_key, result_type, scalar_type_of)
 
-bfloat16 = ml_dtypes.bfloat16
+bfloat16 = _ml_dtypes.bfloat16
 
 __all__ = ["TypePromotionError", "bfloat16", "canonicalize_dtype", "extended", "finfo",
            "float0", "iinfo", "issubdtype", "itemsize_bits", "prng_key", "result_type",

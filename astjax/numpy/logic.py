@@ -19,7 +19,7 @@ __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isin", "select"
            "nan_to_num", "ldexp", "frexp", "modf", "gcd", "lcm", "angle", "iscomplex",
            "isreal", "iscomplexobj", "isrealobj", "isscalar", "iterable", "promote_types",
            "can_cast", "isdtype", "count_nonzero", "bitwise_count", "copy", "spacing",
-           "issubsctype", "i0"]
+           "i0"]
 
 
 def _dt(x):
@@ -632,22 +632,6 @@ def isdtype(dtype, kind):
         elif d == dtypes.dtype(k):
             return True
     return False
-
-
-def issubsctype(arg1, arg2):
-    """Whether the dtype of `arg1` is a sub-dtype of `arg2`.
-
-    Args:
-      arg1: a dtype-like value.
-      arg2: a dtype or abstract NumPy scalar type (e.g. np.floating).
-
-    Returns:
-      A Python bool.
-
-    Differences from NumPy: uses astjax's dtype hierarchy, which places bfloat16 under
-    np.floating.
-    """
-    return dtypes.issubdtype(dtypes.dtype(arg1), arg2)
 
 
 @library_jit(static_argnames=("axis", "keepdims"))

@@ -382,8 +382,6 @@ def vstack(tup, dtype=None):
     return concatenate([atleast_2d(a) for a in tup], 0, dtype)
 
 
-row_stack = vstack
-
 
 def hstack(tup, dtype=None):
     """Stack arrays column-wise (axis 1, or axis 0 for 1-D inputs).

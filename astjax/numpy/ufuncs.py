@@ -504,7 +504,6 @@ def around(a, decimals=0, out=None):
 
 
 round = around  # noqa: A001
-round_ = around
 
 
 def isnan(x, /):

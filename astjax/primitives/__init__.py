@@ -12,6 +12,7 @@ from .gather import *  # noqa: F401,F403
 from .scatter import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
 from .sort import *  # noqa: F401,F403
+from . import vma_errors  # noqa: F401,E402  (JAX's messages for carries / branches / manual-axis types that disagree)
 from . import cond, scan, while_loop  # noqa: F401,E402  (structured control flow)
 from . import solves  # noqa: F401,E402  (custom_linear_solve)
 from . import lapack  # noqa: F401,E402  (emitting LAPACK custom calls)
@@ -32,7 +33,6 @@ from . import ffi_call  # noqa: F401,E402  (ffi_call: a call of an XLA FFI targe
 from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)
 from . import window_computations  # noqa: F401,E402  (reduce_window_p, select_and_scatter_p: user computations)
-from . import vma_errors  # noqa: F401,E402  (JAX's messages for manual-axis types that disagree)
 from . import vma  # noqa: F401,E402  (varying manual axes: check_vma, typeof inside shard_map)
 from . import vma_reverse  # noqa: F401,E402  (JAX's typed cotangents inside a body)
 from . import untyped_made  # noqa: F401,E402  (values made without an Explicit type; no primitive)

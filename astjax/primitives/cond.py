@@ -43,13 +43,13 @@ import numpy as np
 from .. import core, dtypes, hi_state, sharding_impls, tree_util
 from ..config import config
 from ..core import Eqn, Var, bind
-from ..errors import (DTypeError, LoopCarryError, NotImplementedInAstjaxError, ShapeError,
-                      StructureError)
+from ..errors import DTypeError, NotImplementedInAstjaxError, ShapeError
 from ..pyast import pyconst, statement_rule
 from . import effects
 from .base import lax_ops, mapped_aval, moveaxis, register, zeros_like_aval
 from .selection import select_n_p
 from .structural import convert_element_type_p
+from .vma_errors import branch_mismatch
 
 __all__ = ["cond_p", "bind_cond", "cond", "switch", "stage_sub", "staged_once", "forwarded",
            "forward_operands"]
@@ -545,42 +545,6 @@ def promote_weak_carry(leaves, in_avals, out_avals):
     return out, changed
 
 
-def _ensure_types(what, got_tree, got, want_tree, want):
-    if got_tree != want_tree:
-        raise StructureError(f"{what}: the output structure {got_tree} does not match "
-                             f"{want_tree}",
-                             hint="return the same pytree structure from every branch/iteration")
-    for i, (a, b) in enumerate(zip(got, want)):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            raise LoopCarryError(f"{what}: output {i} has type {a.str_short()}, expected "
-                                 f"{b.str_short()}")
-
-
-def _same_structure(api, branches, staged, ref, names):
-    """JAX's TypeError when a branch's output pytree differs from branch `ref`'s (the
-    one JAX compares the others with: `true_fun`, or `branch 0`)."""
-    tree = staged[ref][2]
-    for k, (_, _, other) in enumerate(staged):
-        if k != ref and other != tree:
-            raise StructureError(
-                f"{api} branch outputs must have the same pytree structure, but they differ:"
-                f"\n\n{names[ref]} is {_fun_info(branches[ref])}\n{names[k]} is "
-                f"{_fun_info(branches[k])}\n\n{names[ref]} output is {tree} but {names[k]} "
-                f"output is {other}.\n\nRevise {names[ref]} and/or {names[k]} so that they "
-                f"have the same pytree structure.")
-
-
-def _fun_info(fun) -> str:
-    """`name at file:line` of the user's function under `fun`'s wrappers (JAX's words)."""
-    while hasattr(fun, "func"):   # functools.partial
-        fun = fun.func
-    fun = getattr(fun, "__wrapped__", fun)
-    code = getattr(fun, "__code__", None)
-    if code is None:
-        return "<unknown>"
-    return f"{getattr(fun, '__name__', '<unknown>')} at {code.co_filename}:{code.co_firstlineno}"
-
-
 def _index_of(pred):
     av = _aval(pred)
     if av.shape != ():
@@ -649,13 +613,15 @@ def _switch_plain(index, branches, operands, order, branches_platforms=None):
         j = first.setdefault(id(branches[i]), i)
         staged[i] = staged[j] if j != i else stage_sub(branches[i], in_tree, avals, args=leaves)
     cond_ = order == (1, 0)
-    _same_structure("cond" if cond_ else "switch", branches, staged, order[0],
-                    ["false_fun", "true_fun"] if cond_ else
-                    ["branch 0"] + [f"branch{k}" for k in range(1, len(branches))])
+    names = ["false_fun", "true_fun"] if cond_ else \
+        ["branch 0"] + [f"branch{k}" for k in range(1, len(branches))]
+    for k in ([0] if cond_ else range(1, len(branches))):   # JAX's order: true vs false,
+        ref = order[0]                                       # branch 0 vs the others
+        branch_mismatch("cond" if cond_ else "switch", [names[ref], names[k]],
+                        [branches[ref], branches[k]], [staged[ref][2], staged[k][2]],
+                        [[v.aval for v in staged[i][0].outvars] for i in (ref, k)])
     out_tree = staged[0][2]
     out_avals = [v.aval for v in staged[0][0].outvars]
-    for jaxpr, _, tree in staged[1:]:
-        _ensure_types("cond", tree, [v.aval for v in jaxpr.outvars], out_tree, out_avals)
     if len(branches) > 1:   # (JAX compares true_fun with false_fun, branch 0 with the rest)
         from .vma import check_branches   # (a later family)
         perm = (1, 0) if cond_ else range(len(branches))

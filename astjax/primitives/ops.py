@@ -12,6 +12,7 @@ import numpy as _np
 
 from .. import core as _core, tree_util as _tree_util
 from ..shape_poly import canonical_dim as _canonical_dim
+from ..traceback_util import entry_point as _entry_point
 from ..errors import (ArgumentIndexError as _ArgumentIndexError,
                       ArgumentTypeError as _ArgumentTypeError, ShapeError as _ShapeError,
                       ArgumentValueError as _ArgumentValueError,
@@ -23,7 +24,7 @@ from ..errors import (ArgumentIndexError as _ArgumentIndexError,
 # block per primitive, its rules and this wrapper). `not`/`and`/`or`/`xor` are Python
 # keywords: their wrappers are `bitwise_not`/`bitwise_and`/`bitwise_or`/`bitwise_xor`.
 from .elementwise import (  # noqa: F401
-    RoundingMethod, abs, acos, acosh, add, add_any, asin, asinh, atan, atan2, atanh,
+    RoundingMethod, abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clz, complex, conj, cos,
     cosh, digamma, div, eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt, imag,
     is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
@@ -47,7 +48,6 @@ from . import structural as _structural, arithmetic as _arithmetic
 # Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module;
 # the wrappers below check the user's functions first (see `_checked`).
 from . import cond as _cond_mod, scan as _scan_mod, while_loop as _while_mod
-from .cond import stage_sub  # noqa: F401
 from .gather import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
                                 gather)
 from .scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: F401
@@ -420,6 +420,7 @@ def _checked(what, fun, nargs):
     _check_signature(fun, (None,) * nargs, None, what)
 
 
+@_entry_point
 def cond(pred, true_fun, false_fun, *operands, **kwargs):
     """JAX's `lax.cond` (see `primitives/cond.py`, also the legacy `operand=`
     keyword), with its branches checked first."""
@@ -432,6 +433,7 @@ def cond(pred, true_fun, false_fun, *operands, **kwargs):
 _NO_OPERAND = object()
 
 
+@_entry_point
 def switch(index, branches, *operands, operand=_NO_OPERAND):
     """JAX's `lax.switch`, with its branches checked first (and the legacy keyword
     `operand=x`: one positional operand `x`)."""
@@ -457,6 +459,7 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
     return _cond_mod.switch(index, branches, *operands)
 
 
+@_entry_point
 def while_loop(cond_fun, body_fun, init_val):
     """JAX's `lax.while_loop`, with `cond_fun(c)` and `body_fun(c)` checked first."""
     _checked("lax.while_loop cond_fun", cond_fun, 1)
@@ -464,12 +467,14 @@ def while_loop(cond_fun, body_fun, init_val):
     return _while_mod.while_loop(cond_fun, body_fun, init_val)
 
 
+@_entry_point
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """JAX's `lax.fori_loop`, with `body_fun(i, c)` checked first."""
     _checked("lax.fori_loop body_fun", body_fun, 2)
     return _while_mod.fori_loop(lower, upper, body_fun, init_val, unroll=unroll)
 
 
+@_entry_point
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """JAX's `lax.scan`, with `f(carry, x)` checked first."""
     _checked("lax.scan", f, 2)
@@ -521,6 +526,7 @@ def broadcast_shapes(*shapes):
     return tuple(out)
 
 
+@_entry_point
 def map(f, xs, *, batch_size=None):  # noqa: A001 -- JAX's name
     """JAX's `lax.map`, with `f(x)` checked first."""
     _checked("lax.map", f, 1)

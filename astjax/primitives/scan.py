@@ -33,7 +33,9 @@ from ..shape_poly import canonical_dim
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
 from . import effects
-from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
+from .arithmetic import add_any
+from .vma_errors import carry_mismatch
+from .base import instantiate, matchaxis, moveaxis, register, zeros_like_aval
 from .cond import (_fmt, _types_match, forward_operands, forwarded, not_mapped,
                    hi_carried, promote_weak_carry, stage_sub)
 from .structural import iota_p
@@ -310,7 +312,6 @@ def _scan_partial_eval(tx, eqn, in_uk):
 
 
 def _scan_transpose(tx, cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll=1):
-    lax = lax_ops()
     nc, nk = num_consts, num_carry
     consts, carry, xs = split_list(list(args), nc, nk)
     c_lin = [core.is_undefined(c) for c in consts]
@@ -332,7 +333,7 @@ def _scan_transpose(tx, cts, *args, jaxpr, length, reverse, num_consts, num_carr
         xnl, cy = xs_
         outs = tx.inline(bt, list(nl_c) + list(xnl) + list(ck) + list(cy))
         d_c, d_k, d_x = split_list(outs, n_lc, nk)
-        acc = [lax.add_any(a, d) for a, d in zip(acc, d_c)]
+        acc = [add_any(a, d) for a, d in zip(acc, d_c)]
         return (acc, d_k), d_x
 
     init = ([zeros_like_aval(a) for a in lin_c_avals], ct_k)
@@ -622,16 +623,13 @@ def _scan(f, init, xs, length, reverse, unroll):
     k = children[0].num_leaves
     new_carry = [v.aval for v in jaxpr.outvars[:k]]
     if children[0] != carry_tree:
-        raise LoopCarryError(f"scan body carry structure {children[0]} does not match {carry_tree}")
+        carry_mismatch("scan body", f, carry_tree, carry_avals, children[0], new_carry)
     carry_leaves, changed = promote_weak_carry(carry_leaves, carry_avals, new_carry)
     if changed:
         carry_avals = _carry_avals(carry_leaves)
         jaxpr, consts, out_tree = stage(carry_avals)
         new_carry = [v.aval for v in jaxpr.outvars[:k]]
-    for i, (a, b) in enumerate(zip(carry_avals, new_carry)):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            raise LoopCarryError(f"scan carry {i} has type {a.str_short()} before the loop and "
-                                 f"{b.str_short()} after one iteration")
+    carry_mismatch("scan body", f, carry_tree, carry_avals, carry_tree, new_carry)
     outs = bind_scan((jaxpr, consts), carry_leaves, x_leaves, length=n, reverse=reverse,
                      unroll=int(unroll) if not isinstance(unroll, bool) else (n if unroll else 1))
     carry_out = tree_util.tree_unflatten(carry_tree, outs[:k])

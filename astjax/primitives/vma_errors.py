@@ -1,16 +1,17 @@
-"""JAX's messages for a program whose manual-axis types disagree inside a `shard_map`
-body (`primitives/vma.py` decides when): a loop carry whose type the body changes, `cond`
-/ `switch` branches typed differently, and the printed types they name
-(`float32[2,4]{V:x}`, `type_str`)."""
+"""JAX's messages, word for word, for a loop carry whose type or pytree structure the
+body changes (`scan`, `while_loop`, `fori_loop`: `carry_mismatch`) and for `cond` /
+`switch` branches whose outputs differ (`branch_mismatch`), including the manual-axis
+types that disagree inside a `shard_map` body (`primitives/vma.py` decides when), and
+the printed types they name (`float32[2,4]{V:x}`, `type_str`)."""
 from __future__ import annotations
 
 import functools
 import inspect
 
 from .. import tree_util
-from ..errors import JAXTypeError, LoopCarryError, caller_location
+from ..errors import JAXTypeError, LoopCarryError, StructureError, caller_location
 
-__all__ = ["type_str", "carry_error", "branch_error"]
+__all__ = ["type_str", "carry_error", "branch_error", "carry_mismatch", "branch_mismatch"]
 
 _SCAN_VMA = ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for "
              "more information.\n\n")
@@ -121,3 +122,144 @@ def _fun_info(fun):
     if code is None:
         return "<unknown>"
     return f"{fun.__name__} at {code.co_filename}:{code.co_firstlineno}"
+
+
+# ---- loop carries and branch outputs of the wrong type or structure ---------------
+
+
+def _mismatch(a, b) -> str:
+    """JAX's `, so the dtypes do not match` (and/or the shapes) of two avals."""
+    found = [w for w, bad in (("the dtypes do not match", a.dtype != b.dtype),
+                              ("the shapes do not match", a.shape != b.shape)) if bad]
+    return "" if not found else ", so " + (found[0] if len(found) == 1 else
+                                           ", ".join(found[:-1]) + ", and " + found[-1])
+
+
+def _differs(a, b) -> bool:
+    return a.shape != b.shape or a.dtype != b.dtype
+
+
+def _is_leaf(t) -> bool:
+    tree = tree_util.tree_structure(t)
+    return tree.num_nodes == 1 and tree.num_leaves == 1
+
+
+def _equality_errors(path, t1, t2):
+    """(path, what t1 is, what t2 is, why they differ) for each place two pytrees'
+    structures part (JAX's `tree_util.equality_errors`)."""
+    if _is_leaf(t1) and _is_leaf(t2):
+        return
+    if type(t1) is not type(t2):
+        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+        return
+    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
+        yield (path, f"{type(t1).__name__} of length {len(t1)}",
+               f"{type(t2).__name__} of length {len(t2)}", "the lengths do not match")
+        return
+    (kc1, meta1), (kc2, meta2) = (tree_util.flatten_one_level_with_keys(t)
+                                  for t in (t1, t2))
+    if len(kc1) != len(kc2):
+        keys = {getattr(k, "key", k) for k, _ in kc1} ^ {getattr(k, "key", k) for k, _ in kc2}
+        diff = " ".join(map(repr, keys))
+
+        def children(t, n):
+            return f"{type(t)} with {n} child{'ren' if n > 1 else ''}"
+        yield (path, children(t1, len(kc1)), children(t2, len(kc2)),
+               "the numbers of children do not match"
+               + (diff and f", with the symmetric difference of key sets: {{{diff}}}"))
+        return
+    if meta1 != meta2:
+        yield (path, f"{type(t1)} with pytree metadata {meta1}",
+               f"{type(t2)} with pytree metadata {meta2}",
+               "the pytree node metadata does not match")
+        return
+    for (k, c1), (_, c2) in zip(kc1, kc2):
+        yield from _equality_errors((*path, k), c1, c2)
+
+
+# a stand-in leaf whose type prints as JAX's `pytree leaf`
+_Leaf = type("LeafMeta", (type,), {"__repr__": lambda _: "pytree leaf"})("Leaf", (), {})
+
+
+def _sentences(diffs, loop, capitalize=True):
+    """JAX's differences: one sentence (capitalized), or bullets."""
+    if len(diffs) == 1:
+        return (diffs[0][0].upper() + diffs[0][1:] if capitalize else diffs[0]) + ".\n"
+    return _bullets(diffs, loop)
+
+
+def _carry_component(body_fun):
+    """JAX's name of a carry component: the body's first parameter and the path."""
+    try:
+        name = next(iter(inspect.signature(body_fun).parameters), None)
+    except (TypeError, ValueError):
+        name = None
+    if name:
+        return lambda p: (f"the input carry component {name}{tree_util.keystr(p)}" if p
+                          else f"the input carry {name}")
+    return lambda p: (f"the input carry at path {tree_util.keystr(p)}" if p
+                      else "the input carry")
+
+
+def carry_mismatch(what, body_fun, in_tree, in_avals, out_tree, out_avals):
+    """JAX's TypeError when a loop body (`what`: 'scan body', 'while_loop body') returns
+    a carry of another pytree structure or other types than it was given."""
+    component = _carry_component(body_fun)
+    if in_tree != out_tree:
+        diffs = [f"{component(p)} is a {a} but the corresponding component of the carry "
+                 f"output is a {b}, so {why}" for p, a, b, why in _equality_errors(
+                     (), tree_util.tree_unflatten(in_tree, in_avals),
+                     tree_util.tree_unflatten(out_tree, out_avals))]
+        if diffs:
+            raise LoopCarryError(
+                f"{what} function carry input and carry output must have the same pytree "
+                f"structure, but they differ:\n\n{_sentences(diffs, True)}\nRevise the "
+                "function so that the carry output has the same pytree structure as the "
+                "carry input.", loc=caller_location(),
+                hint="return the carry in the containers it came in (same tuple / dict / "
+                     "class, same lengths)")
+    paths = [p for p, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(in_tree, in_avals))[0]]
+    diffs = [f"{component(p)} has type {type_str(a, ())} but the corresponding output "
+             f"carry component has type {type_str(b, ())}{_mismatch(a, b)}"
+             for p, a, b in zip(paths, in_avals, out_avals) if _differs(a, b)]
+    if diffs:
+        raise LoopCarryError(
+            f"{what} function carry input and carry output must have equal types, but "
+            f"they differ:\n\n{_sentences(diffs, True)}\nRevise the function so that all "
+            "output types match the corresponding input types.", loc=caller_location())
+
+
+def branch_mismatch(api, names, funs, trees, avals):
+    """JAX's TypeError when the second branch's outputs (`trees[1]`, `avals[1]`) differ
+    from the first's in pytree structure or types (`names`: 'true_fun', 'false_fun' or
+    'branch 0', 'branchN'; `funs` the branch functions)."""
+    head = (f"{names[0]} is {_fun_info(funs[0])}\n{names[1]} is {_fun_info(funs[1])}\n\n")
+    if trees[0] != trees[1]:
+        diffs = [f"{names[0]} output{_at(p)} is a {a} but {names[1]} output{_at(p)} is a "
+                 f"{b}, so {why}" for p, a, b, why in _equality_errors(
+                     (), *(tree_util.tree_unflatten(t, [_Leaf()] * t.num_leaves)
+                           for t in trees))]
+        if diffs:
+            raise StructureError(
+                f"{api} branch outputs must have the same pytree structure, but they "
+                f"differ:\n\n{head}{_sentences(diffs, True, capitalize=False)}\nRevise "
+                f"{names[0]} and/or {names[1]} so that they have the same pytree "
+                "structure.", loc=caller_location(),
+                hint="return the same containers (tuple / dict / class, same lengths) from "
+                     "every branch")
+    paths = [p for p, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(trees[0], avals[0]))[0]]
+    diffs = [f"the output of {names[0]}{_at(p)} has type {type_str(a, ())} but the "
+             f"corresponding output of {names[1]} has type {type_str(b, ())}"
+             f"{_mismatch(a, b)}" for p, a, b in zip(paths, *avals) if _differs(a, b)]
+    if diffs:
+        raise LoopCarryError(
+            f"{api} branches must have equal output types but they differ.\n\n{head}"
+            f"{_sentences(diffs, False)}\nRevise {names[0]} and/or {names[1]} so that all "
+            "output types match.", loc=caller_location(),
+            hint="make the branches return the same shapes and dtypes")
+
+
+def _at(path) -> str:
+    return f" at path {tree_util.keystr(path)}" if path else ""

@@ -60,8 +60,10 @@ from ..pyast import load, statement_rule
 from ..shape_poly_expr import as_value
 from ..util import split_list
 from . import effects
+from .arithmetic import add_any
+from .vma_errors import carry_mismatch
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
-from .cond import (_any, hi_carried, _ensure_types, _first_lane, _fmt, _lane_select,
+from .cond import (_any, hi_carried, _first_lane, _fmt, _lane_select,
                    _safe_operand, _types_match, forward_operands, forwarded, io_effects,
                    not_mapped, promote_weak_carry, stage_sub, switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
@@ -406,7 +408,7 @@ def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
     def apply_t(s, acc, ck):  # one step of the backward pass, at state s
         outs = inline(body_t, residuals(s) + list(ck))
-        return [lax.add_any(a, d) for a, d in zip(acc, outs[:n_bl])], outs[n_bl:]
+        return [add_any(a, d) for a, d in zip(acc, outs[:n_bl])], outs[n_bl:]
 
     trips = _known_trip_count(cond_jaxpr, body_jaxpr, ncc, nbc, carry)
     state_bytes = sum(a.size * np.dtype(a.dtype).itemsize for a in s_avals)
@@ -697,7 +699,7 @@ def _while_loop(cond_fun, body_fun, init_val):
         if changed:
             avals = _carry_avals(leaves)
             cond, body, body_tree, body_out = stage_both(avals)
-    _ensure_types("while_loop body", body_tree, body_out, tree, avals)
+    carry_mismatch("while_loop body", body_fun, tree, avals, body_tree, body_out)
     outs = bind_while(cond, body, leaves)
     out = tree_util.tree_unflatten(tree, outs)
     if core.current_builder() is not None:
@@ -757,8 +759,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     lo, hi = _trace_time_int(lower), _trace_time_int(upper)
     if lo is not None and hi is not None:
 
-        def step(carry, _):
-            i, x = carry
+        def step(loop_carry, _):   # (JAX's parameter name: its messages show it)
+            i, x = loop_carry
             return (i + 1, body_fun(i, x)), None
         # the counter starts as the Python int `lo`: weak, of the default integer dtype
         (_, out), _ = scan(step, (lo, init_val), None, length=max(hi - lo, 0),
@@ -775,7 +777,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         i, hi_, _ = state
         return lax.lt(i, hi_)
 
-    def b(state):
-        i, hi_, x = state
+    def b(loop_carry):
+        i, hi_, x = loop_carry
         return lax.add(i, np.ones((), dt)[()]), hi_, body_fun(i, x)
     return while_loop(c, b, (lower, upper, init_val))[2]

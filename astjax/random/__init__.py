@@ -8,21 +8,20 @@ compiled once per signature when called outside `jit`.
 """
 from __future__ import annotations
 
-from ..errors import MissingNameError
+from ..errors import MissingNameError as _MissingNameError
 from .prng import *  # noqa: F401,F403
 from .prng import __all__ as _base
 from .distributions import *  # noqa: F401,F403
 from .distributions import __all__ as _more
 
 from .keys import *  # noqa: F401,F403  (typed keys; samplers accepting them)
-from .keys import PRNGKeyArray, KeyTy  # noqa: F401
 from ..primitives.random_gamma import random_gamma_p  # noqa: F401  (what the gamma family binds)
 
-__all__ = list(_base) + list(_more) + ["PRNGKeyArray", "random_gamma_p"]
+__all__ = list(_base) + list(_more) + ["random_gamma_p"]
 
 
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    raise MissingNameError(f"astjax.random.{name} is not implemented",
+    raise _MissingNameError(f"astjax.random.{name} is not implemented",
                            hint="docs/api.md lists what is implemented")

@@ -36,7 +36,7 @@ from . import gamma as _g
 from . import prng as _p
 from . import key_reuse as _kr
 
-__all__ = ["PRNGKeyArray", "KeyTy", "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype",
+__all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype",
            "split", "fold_in", "clone", "bits", "uniform", "normal", "bernoulli", "randint",
            "choice", "permutation", "truncated_normal", "categorical", "gumbel",
            "exponential", "laplace", "logistic", "rademacher", "cauchy", "lognormal",

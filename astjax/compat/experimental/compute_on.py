@@ -24,12 +24,16 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 
-from astjax import core, tree_util
+from astjax import core as _core, tree_util as _tree_util
 from astjax.ad_api import _stage
-from astjax.api import jit
-from astjax.api_util import flatten_axes
-from astjax.errors import ArgumentTypeError, ArgumentValueError, caller_location
-from astjax.primitives.compute_on import compute_on_p, marked, outside_staging, tagged
+from astjax.api import jit as _jit
+from astjax.api_util import flatten_axes as _flatten_axes
+from astjax.errors import (ArgumentTypeError as _ArgumentTypeError,
+                           ArgumentValueError as _ArgumentValueError,
+                           caller_location as _caller_location)
+from astjax.primitives.compute_on import (compute_on_p as _compute_on_p, marked as _marked,
+                                         outside_staging as _outside_staging,
+                                         tagged as _tagged)
 
 __all__ = ["compute_on", "compute_on2"]
 
@@ -38,17 +42,17 @@ _VALID = ("device_host", "device", "tpu_sparsecore")
 
 def _check(compute_type):
     if not isinstance(compute_type, str):
-        raise ArgumentTypeError("`compute_on`'s compute_type argument must be a string.",
-                                loc=caller_location())
+        raise _ArgumentTypeError("`compute_on`'s compute_type argument must be a string.",
+                                loc=_caller_location())
     if compute_type not in _VALID and not compute_type.startswith("gpu_stream:"):
-        raise ArgumentValueError(
+        raise _ArgumentValueError(
             f"Invalid compute type {compute_type}. Current supported values are "
             "`device_host`, `device`, `tpu_sparsecore`, and `gpu_stream:#`.",
-            loc=caller_location())
+            loc=_caller_location())
     if compute_type.startswith("gpu_stream:") or compute_type == "tpu_sparsecore":
-        raise ArgumentValueError(
+        raise _ArgumentValueError(
             f"compute_on({compute_type!r}) names a GPU stream or a TPU SparseCore: astjax "
-            "lowers `device_host` and `device` only", loc=caller_location(),
+            "lowers `device_host` and `device` only", loc=_caller_location(),
             hint="use compute_on('device_host') or compute_on('device')")
 
 
@@ -62,9 +66,9 @@ def compute_on(compute_type: str):
 
 @contextmanager
 def _block(compute_type):
-    builder = core.current_builder()
+    builder = _core.current_builder()
     if builder is None:   # (eagerly: the programs `jit` stages inside, as JAX's)
-        with outside_staging(compute_type):
+        with _outside_staging(compute_type):
             yield
         return
     start = len(builder.eqns)
@@ -74,7 +78,7 @@ def _block(compute_type):
         if builder.alive:
             eqns = builder.eqns
             for i in range(start, len(eqns)):
-                new = marked(eqns[i], compute_type)
+                new = _marked(eqns[i], compute_type)
                 if new is not eqns[i]:
                     for v in new.outvars:
                         builder.producer[v] = new
@@ -94,13 +98,13 @@ def compute_on2(f=None, *, compute_type, out_memory_spaces, compiler_options=Non
     options = None if compiler_options is None else json.dumps(compiler_options)
 
     def wrapped(*args):
-        if core.current_builder() is None:   # (eagerly: as JAX, a program of the call)
-            return jit(wrapped)(*args)
+        if _core.current_builder() is None:   # (eagerly: as JAX, a program of the call)
+            return _jit(wrapped)(*args)
         closed, _, out_tree, leaves = _stage(f, args, {}, None)
-        body, consts = core.split_consts(tagged(closed, compute_type))
-        spaces = flatten_axes("compute_on out_memory_spaces", out_tree, out_memory_spaces)
-        outs = core.bind(compute_on_p, *consts, *leaves, jaxpr=body,
+        body, consts = _core.split_consts(_tagged(closed, compute_type))
+        spaces = _flatten_axes("compute_on out_memory_spaces", out_tree, out_memory_spaces)
+        outs = _core.bind(_compute_on_p, *consts, *leaves, jaxpr=body,
                          compute_type=compute_type, out_memory_spaces=tuple(spaces),
                          compiler_options_json=options)
-        return tree_util.tree_unflatten(out_tree, outs)
+        return _tree_util.tree_unflatten(out_tree, outs)
     return wrapped

@@ -27,7 +27,7 @@ from collections import namedtuple
 
 from astjax import api as _api, hi_state as _hi
 from astjax.core import Zero  # noqa: F401
-from astjax.extend.core import Primitive
+from astjax.extend.core import Primitive as _Primitive
 from astjax.interpreters.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
 from astjax.ir import AbstractValue as _AbstractValue, ShapedArray
 from astjax.compat._src.state.types import AbstractRef  # noqa: F401
@@ -100,7 +100,7 @@ class AvalMutableQDD:
         self.aval, self.mutable_qdd = aval, mutable_qdd
 
 
-class HiPrimitive(Primitive):
+class HiPrimitive(_Primitive):
     """A primitive defined by its lowering to ordinary operations: subclasses define
     `abstract_eval` and `to_lojax(*args, **params)` (and `jvp` / `transpose` where
     JAX would differentiate it as a unit). `bind` applies `to_lojax`, so the

@@ -38,6 +38,3 @@ class Format:
 
     def __repr__(self):
         return f"Format({self.layout}, {self.sharding})"
-
-
-DeviceLocalLayout = Layout

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-import astjax
+import astjax as _astjax
 
 __all__ = ["create_device_mesh", "create_hybrid_device_mesh"]
 
@@ -27,7 +27,7 @@ def _shape(mesh_shape, what):
 def create_device_mesh(mesh_shape, devices=None, *, contiguous_submeshes=False,
                        allow_split_physical_axes=False):
     """An ndarray of `mesh_shape` holding `devices` (default: every device)."""
-    devices = list(astjax.devices() if devices is None else devices)
+    devices = list(_astjax.devices() if devices is None else devices)
     shape = _shape(mesh_shape, "mesh_shape")
     if math.prod(shape) != len(devices):
         raise ValueError(f"Number of devices {len(devices)} must equal the product of "
@@ -44,7 +44,7 @@ def create_hybrid_device_mesh(mesh_shape, dcn_mesh_shape, devices=None, *,
                               allow_split_physical_axes=False):
     """A mesh of shape `mesh_shape * dcn_mesh_shape` (elementwise): one
     `mesh_shape` block per process, the blocks arranged by `dcn_mesh_shape`."""
-    devices = list(astjax.devices() if devices is None else devices)
+    devices = list(_astjax.devices() if devices is None else devices)
     inner = _shape(mesh_shape, "mesh_shape")
     outer = _shape(dcn_mesh_shape, "dcn_mesh_shape")
     if len(inner) != len(outer):

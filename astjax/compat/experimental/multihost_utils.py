@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-import astjax
-from astjax import tree_util
-from astjax.codegen import sharded
-from astjax.sharding import Mesh, NamedSharding, PartitionSpec
+import astjax as _astjax
+from astjax import tree_util as _tree_util
+from astjax.codegen import sharded as _sharded
+from astjax.sharding import (Mesh as _Mesh, NamedSharding as _NamedSharding,
+                             PartitionSpec as _PartitionSpec)
 
 __all__ = ["process_allgather", "broadcast_one_to_all", "sync_global_devices",
            "host_local_array_to_global_array", "global_array_to_host_local_array"]
@@ -24,13 +25,13 @@ _AXIS = "processes"
 
 
 def _job_mesh():
-    devs = astjax.devices()
-    return Mesh(np.array(devs, dtype=object), (_AXIS,))
+    devs = _astjax.devices()
+    return _Mesh(np.array(devs, dtype=object), (_AXIS,))
 
 
 def _replicate(x, mesh):
     """A GlobalArray spanning other processes -> its whole value, on this host."""
-    out = astjax.jit(lambda v: v, out_shardings=NamedSharding(mesh, PartitionSpec()))(x)
+    out = _astjax.jit(lambda v: v, out_shardings=_NamedSharding(mesh, _PartitionSpec()))(x)
     return np.asarray(out)
 
 
@@ -40,8 +41,8 @@ def _rows_per_process(value):
     devs = list(mesh.devices.flat)
     v = np.asarray(value)
     row = v[None]
-    g = sharded.make_array_from_callback(
-        (len(devs),) + v.shape, NamedSharding(mesh, PartitionSpec(_AXIS)), lambda idx: row)
+    g = _sharded.make_array_from_callback(
+        (len(devs),) + v.shape, _NamedSharding(mesh, _PartitionSpec(_AXIS)), lambda idx: row)
     rows = _replicate(g, mesh)
     first = {}
     for i, d in enumerate(devs):
@@ -53,20 +54,20 @@ def process_allgather(in_tree, tiled=False):
     """Every process's value of each leaf: a global array's whole value, or the
     host-local values stacked along a new leading axis (concatenated if `tiled`)."""
     def gather(x):
-        if isinstance(x, sharded.GlobalArray):
+        if isinstance(x, _sharded.GlobalArray):
             return _replicate(x, _job_mesh()) if not x.is_fully_addressable else np.asarray(x)
         rows = _rows_per_process(x)
         return np.concatenate(list(rows)) if tiled else rows
-    return tree_util.tree_map(gather, in_tree)
+    return _tree_util.tree_map(gather, in_tree)
 
 
 def broadcast_one_to_all(in_tree, is_source=None):
     """Process 0's value of each leaf (or the process with `is_source=True`), on
     every process."""
-    src = astjax.process_index() == 0 if is_source is None else bool(is_source)
+    src = _astjax.process_index() == 0 if is_source is None else bool(is_source)
     flags = _rows_per_process(np.int32(src))
     k = int(np.argmax(flags))
-    return tree_util.tree_map(lambda x: _rows_per_process(x)[k], in_tree)
+    return _tree_util.tree_map(lambda x: _rows_per_process(x)[k], in_tree)
 
 
 def sync_global_devices(name):
@@ -80,10 +81,10 @@ def sync_global_devices(name):
 def host_local_array_to_global_array(local_inputs, global_mesh, pspecs):
     """Per leaf: the global array whose block on this process's devices is the
     host-local value (`make_array_from_process_local_data`)."""
-    return tree_util.tree_map(
-        lambda x, s: sharded.make_array_from_process_local_data(
-            NamedSharding(global_mesh, s), x), local_inputs, pspecs,
-        is_leaf=lambda s: isinstance(s, PartitionSpec))
+    return _tree_util.tree_map(
+        lambda x, s: _sharded.make_array_from_process_local_data(
+            _NamedSharding(global_mesh, s), x), local_inputs, pspecs,
+        is_leaf=lambda s: isinstance(s, _PartitionSpec))
 
 
 def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
@@ -100,5 +101,5 @@ def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
                         for i, l, n in zip(sh.index, lo, x.shape))
             out[idx] = np.asarray(sh.data)
         return out
-    return tree_util.tree_map(local, global_inputs, pspecs,
-                              is_leaf=lambda s: isinstance(s, PartitionSpec))
+    return _tree_util.tree_map(local, global_inputs, pspecs,
+                              is_leaf=lambda s: isinstance(s, _PartitionSpec))

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 
-from astjax import tree_util
-from astjax.errors import NotImplementedInAstjaxError
-from astjax.sharding_impls import Mesh
+from astjax import tree_util as _tree_util
+from astjax.errors import NotImplementedInAstjaxError as _NotImplementedInAstjaxError
+from astjax.sharding_impls import Mesh as _Mesh
 
 from . import func, serialization  # noqa: F401  (JAX's submodules, imported by orbax)
 
@@ -25,9 +25,9 @@ _HINT = ("astjax runs no colocated Python programs: call the function directly o
 def colocated_cpu_devices(devices_or_mesh):
     """The CPU devices colocated with `devices_or_mesh` (a sequence of devices, or a
     Mesh: a Mesh of them). CPU devices are their own; others raise."""
-    if isinstance(devices_or_mesh, Mesh):
+    if isinstance(devices_or_mesh, _Mesh):
         m = devices_or_mesh
-        return Mesh(m.devices, m.axis_names, axis_types=m.axis_types) if all(
+        return _Mesh(m.devices, m.axis_names, axis_types=m.axis_types) if all(
             d.platform == "cpu" for d in m.devices.flat) else _refuse("colocated_cpu_devices")
     devs = tuple(devices_or_mesh)
     if any(d.platform != "cpu" for d in devs):
@@ -55,7 +55,7 @@ class _Colocated:
 
     def __call__(self, *args, **kwargs):
         devs = set(self.devices or ())
-        for leaf in tree_util.tree_leaves((args, kwargs)):
+        for leaf in _tree_util.tree_leaves((args, kwargs)):
             if not hasattr(leaf, "dtype"):   # JAX reads every argument leaf's dtype
                 raise AttributeError(f"'{type(leaf).__name__}' object has no attribute "
                                      "'dtype'")
@@ -72,5 +72,5 @@ def colocated_python_class(cls):
 
 
 def _refuse(what):
-    raise NotImplementedInAstjaxError(f"{what}: jax.experimental.colocated_python is not "
+    raise _NotImplementedInAstjaxError(f"{what}: jax.experimental.colocated_python is not "
                                       "implemented in astjax", hint=_HINT)
