@@ -4,7 +4,6 @@
 and `batching_api`."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import sys
 import types
@@ -257,7 +256,7 @@ class Jitted(StagedCallable):
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         key = (statics, in_tree, tuple(avals), dtypes.config.x64_enabled)   # (as _entry's)
         # (hijax Variables it closes over: `hi_values.CapturedHiError`, for the caller)
-        with _hi.watching() if _hi.pytype_aval_mappings else contextlib.nullcontext():
+        with _hi.watched():
             closed, out_tree = (kept_staging(self._staging(), key)   # (an inner call staged it)
                                 or stage_flat(fun, in_tree, list(avals), hints))
         # references -> values (outside ones: `ref.RefEntry` at the call; make_jaxpr's kept)
@@ -484,17 +483,16 @@ class Jitted(StagedCallable):
         except _hi.CapturedHiError as e:   # it closes over hijax Variables: passed in
             if self is _hi_jit:
                 raise
-            self._hi_caps = tuple(e.objs)
-            return self._call_hi(args, kwargs, self._hi_caps)
+            return self._call_hi(args, kwargs, tuple(e.objs))
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
         self._remember(args, kwargs, entry)
         return out
 
     def _call_hi(self, args, kwargs, caps):
-        """A call with hijax Variables among the arguments, or `caps` it closes over:
-        staged on their arrays (`hi_values.run_lowered`), their final states stored
-        back. Ones met first in this staging are added to `caps`."""
+        """A call with hijax Variables among the arguments, or `caps` it closes over (kept,
+        with ones met first here): staged on their arrays, final states stored back."""
+        self._hi_caps = caps
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         while True:
             low, cap = _hi.Lowering((tuple(dyn_args), dyn_kwargs)), _hi.Lowering(list(caps))
@@ -567,7 +565,7 @@ class Jitted(StagedCallable):
         staging = self._staging()
 
         def make():   # (one closing over hijax Variables is not kept: run inline)
-            with _hi.watching() if _hi.pytype_aval_mappings else contextlib.nullcontext():
+            with _hi.watched():
                 return stage(fun, in_tree, list(avals), hints)
         try:
             closed, out_tree = stage_once(

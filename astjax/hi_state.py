@@ -19,6 +19,7 @@ JAX's `Box`): Python objects whose quasi-dynamic data (`qdd`: structure and leaf
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -165,6 +166,11 @@ class watching:
         if caps and kind is None:
             raise CapturedHiError(caps)
         return False
+
+
+def watched():
+    """`watching()` once a hi type is registered; before, nothing to watch (a null context)."""
+    return watching() if pytype_aval_mappings else contextlib.nullcontext()
 
 
 class noting:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from .errors import ArgumentTypeError
 from .hi_state import (CapturedHiError, Idents, Lowering, finals,  # noqa: F401
                        has_mutable, hi_type, pytype_aval_mappings, raise_tree, swapped_in,
-                       watching)
+                       watched, watching)
 from .staging import as_callable
 
 

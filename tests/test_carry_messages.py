@@ -35,4 +35,5 @@ def test_message_is_jaxs(name):
     err = info.value
     assert isinstance(err, AstjaxError) and err.hint and err.loc is not None
     # (the one word that differs: the class of astjax's abstract values)
-    assert err.message == want[1].replace("jax._src.core.ShapedArray", "astjax.ir.ShapedArray")
+    assert err.message == want[1].replace("jax._src.core.ShapedArray", "astjax.ir.ShapedArray"
+                                          ).replace("{RECORDER}", os.path.abspath(rec.__file__))

@@ -85,7 +85,7 @@ ALLOWED = {
         "module": "ad batching core dtypes jnp random tree_util",
     },
     "jax.experimental.hijax": {
-        "helper": "pytype_aval_mappings typeof",
+        "helper": "typeof",
     },
     "jax.extend.backend": {
         "error": "AstjaxError",

@@ -8,10 +8,10 @@ every side of a staging, holding arrays or staged values.
 - `HiPrimitive`: a primitive whose `bind` runs its `to_lojax` rule on the values it is
   given (the lowering JAX applies before compiling), so it works eagerly and inside
   `jit` / `grad` / `vmap` whenever `to_lojax` is written with array operations;
-- a mutable type's values (`MutableHiType`, with quasi-dynamic data: `cur_qdd`) passed
-  to `jit` / `eval_shape` / `grad`, or closed over by a `jit`, `grad` or `lax`
-  control-flow body, are staged on their arrays and their final states stored back,
-  as JAX lowers them (`astjax.hi_values`, `astjax.hi_state`);
+- a mutable type's values (`MutableHiType`, with quasi-dynamic data:
+  `jax.experimental.cur_qdd`) passed to `jit` / `eval_shape` / `grad`, or closed over by a
+  `jit`, `grad` or `lax` control-flow body, are staged on their arrays and their final
+  states stored back, as JAX lowers them (`astjax.hi_values`, `astjax.hi_state`);
 - `HiType` / `MutableHiType` / `AvalQDD` / `AvalMutableQDD`, `aval_method`,
   `aval_property`: the bases and markers libraries build their types from;
 - `register_hitype(cls, typeof_fn)`: records `typeof_fn` as `cls`'s abstract value
@@ -35,9 +35,7 @@ from astjax.compat._src.state.types import AbstractRef  # noqa: F401
 __all__ = ["HiPrimitive", "HiType", "MutableHiType", "AbstractValue", "AvalQDD",
            "AvalMutableQDD", "ShapedArray", "aval_method", "aval_property",
            "register_hitype", "typeof", "control_flow_allowed_effects", "Zero",
-           "instantiate_zeros", "is_undefined_primal", "AbstractRef", "cur_qdd"]
-
-cur_qdd = _hi.cur_qdd
+           "instantiate_zeros", "is_undefined_primal", "AbstractRef"]
 
 # Markers a hi type's class body uses: a method (`aval_method(f)`) or a property
 # (`aval_property(fget)`) of the abstract value that staged values of the type expose.
