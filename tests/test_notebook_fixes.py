@@ -40,3 +40,24 @@ def test_cotangent_through_real_and_imag_is_not_weak():
     _, f_vjp = astjax.vjp(lambda z: jnp.real(z) ** 2 + 1j * jnp.imag(z), 3. + 4j)
     (ct,) = f_vjp(1. + 0j)
     assert (complex(ct), ct.weak_type) == (6 + 0j, False)
+
+
+@pytest.mark.parametrize("make", ["array", "asarray"])
+def test_array_of_a_list_of_weak_staged_values_is_strong(make):
+    # Common_Gotchas (`make_jaxpr(lambda x: jnp.sum(jnp.array(x)))` of a list of ints):
+    # JAX's jnp.array of a *list* is never weakly typed, even when every element is a
+    # weak staged value, so `jnp.array([a, b]) + jnp.int8(1)` is int32 under jit, as
+    # eagerly; astjax kept the list's weak type and promoted to int8 (silently).
+    import astjax.numpy as jnp
+    mk = getattr(jnp, make)
+    f = astjax.jit(lambda a, b: mk([a, b]) + jnp.int8(1))
+    assert str(f(1, 2).dtype) == str((mk([1, 2]) + jnp.int8(1)).dtype) == "int32"
+    g = astjax.jit(lambda a, b: mk([[a], [b]]) * jnp.float16(1))
+    assert str(g(1., 2.).dtype) == "float32"
+    out = astjax.jit(lambda a: mk([a, a]))(3)
+    assert (str(out.dtype), out.weak_type) == ("int32", False)
+    # a staged scalar on its own keeps its weak type (JAX: only a weak object is weak)
+    assert astjax.jit(lambda a: mk(a) + jnp.int8(1))(1).dtype == "int8"
+    # strong elements keep their dtype
+    h = astjax.jit(lambda a: mk([a, 1.0]))
+    assert str(h(jnp.float16(2)).dtype) == "float16"
