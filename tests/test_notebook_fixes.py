@@ -61,3 +61,15 @@ def test_array_of_a_list_of_weak_staged_values_is_strong(make):
     # strong elements keep their dtype
     h = astjax.jit(lambda a: mk([a, 1.0]))
     assert str(h(jnp.float16(2)).dtype) == "float16"
+
+
+def test_diag_of_a_weak_vector_stays_weak():
+    # Found by a weak-type sweep next to the jnp.array fix: JAX's jnp.diag keeps the
+    # weak type of its vector (`jnp.diag(jnp.stack([a, b])) + jnp.int8(1)` is int8
+    # for Python-scalar a, b), astjax's diagonal mask made it strong (int32).
+    import astjax.numpy as jnp
+    f = astjax.jit(lambda a, b: jnp.diag(jnp.stack([a, b])) + jnp.int8(1))
+    assert str(f(1, 2).dtype) == "int8"
+    d = jnp.diag(jnp.stack([jnp.asarray(1.), jnp.asarray(2.)]), k=1)
+    assert (str(d.dtype), d.weak_type, d.tolist()) == ("float32", True, [[0, 1, 0], [0, 0, 2], [0, 0, 0]])
+    assert jnp.diag(jnp.ones(2, jnp.int8)).weak_type is False
