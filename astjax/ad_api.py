@@ -113,6 +113,10 @@ class _Grad(_Transformed):
             main_tree, aux_tree = out_tree.children
         else:
             main_tree, aux_tree = out_tree, None
+        # differentiate first, then check the output: JAX's order (a JVP rule's error,
+        # e.g. a callback's, comes before `Gradient only defined for scalar-output`)
+        ct_mask = [True] + [False] * (n_out - 1)
+        fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask)
         if main_tree.node_type is not None:
             raise DifferentiationTypeError(
                 f"Gradient only defined for scalar-output functions. Output was "
@@ -127,8 +131,6 @@ class _Grad(_Transformed):
                 hint="reduce the output to a scalar (e.g. jnp.sum), or use jacrev/jacfwd "
                      "for the full Jacobian, or vjp with a cotangent")
         _check_rev_output("grad", self.holomorphic, out_aval)
-        ct_mask = [True] + [False] * (n_out - 1)
-        fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask)
         nz_in = [m and differentiable(v.aval) for m, v in zip(diff_mask, closed.jaxpr.invars)]
         in_avals = [v.aval for v in closed.jaxpr.invars]
 

@@ -73,3 +73,34 @@ def test_diag_of_a_weak_vector_stays_weak():
     d = jnp.diag(jnp.stack([jnp.asarray(1.), jnp.asarray(2.)]), k=1)
     assert (str(d.dtype), d.weak_type, d.tolist()) == ("float32", True, [[0, 1, 0], [0, 0, 2], [0, 0, 0]])
     assert jnp.diag(jnp.ones(2, jnp.int8)).weak_type is False
+
+
+@pytest.mark.parametrize("out", ["scalar", "vector"])
+def test_grad_through_a_callback_raises_jaxs_value_error_first(out):
+    # external_callbacks cells 7, 14, 24 (raises-exception): `jax.grad(f)(x)` of a
+    # vector-valued f calling pure_callback / io_callback raises JAX's ValueError from
+    # the callback's JVP rule (JAX differentiates before checking the output is a
+    # scalar); astjax raised its non-scalar-output TypeError, and a plain
+    # DifferentiationError (no ValueError) for a scalar output.
+    import numpy as np
+    import astjax.numpy as jnp
+    from astjax.callbacks_api import io_callback
+    shape = () if out == "scalar" else (3,)
+
+    def pure(x):
+        y = jnp.ones(shape) * x
+        return astjax.pure_callback(lambda v: np.sin(v).astype(v.dtype),
+                                    astjax.ShapeDtypeStruct(shape, y.dtype), y)
+
+    def io(x):
+        return io_callback(lambda v: v, astjax.ShapeDtypeStruct(shape, jnp.float32),
+                           jnp.ones(shape) * x)
+
+    with pytest.raises(ValueError, match="Pure callbacks do not support JVP. Please use "):
+        astjax.grad(pure)(1.0)
+    with pytest.raises(ValueError, match="IO callbacks do not support JVP."):
+        astjax.jit(astjax.grad(io))(1.0)
+    with pytest.raises(TypeError, match="Gradient only defined for scalar-output"):
+        astjax.grad(lambda x: jnp.ones(3) * x)(1.0)
+    with pytest.raises(TypeError, match="Output was"):
+        astjax.grad(lambda x: ())(1.0)
