@@ -104,3 +104,24 @@ def test_grad_through_a_callback_raises_jaxs_value_error_first(out):
         astjax.grad(lambda x: jnp.ones(3) * x)(1.0)
     with pytest.raises(TypeError, match="Output was"):
         astjax.grad(lambda x: ())(1.0)
+
+
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+def test_convolve_of_integers_is_inexact_and_honours_preferred_element_type(name):
+    # key-concepts' `jnp.convolve(x, y)` led to a sweep: JAX promotes the operands of
+    # jnp.convolve / correlate to an inexact dtype (int and bool inputs give float32)
+    # and computes in `preferred_element_type` when given; astjax kept int32 / int8 /
+    # bool and ignored preferred_element_type.
+    import astjax.numpy as jnp
+    f = getattr(jnp, name)
+    i8 = jnp.arange(3, dtype=jnp.int8) * 50
+    assert str(f(jnp.arange(3), jnp.arange(3)).dtype) == "float32"
+    assert str(f(jnp.array([True, False]), jnp.array([True, True])).dtype) == "float32"
+    out = f(i8, i8, mode="full", preferred_element_type=jnp.int32)
+    import numpy as np
+    ref = getattr(np, name)(np.arange(3) * 50, np.arange(3) * 50, mode="full")  # (no wrap)
+    assert str(out.dtype) == "int32" and out.tolist() == ref.tolist()
+    g = astjax.jit(lambda a, b: f(a, b, mode="same", preferred_element_type=jnp.float32))
+    assert str(g(i8, i8).dtype) == "float32"
+    with pytest.raises(TypeError, match="incompatible with `preferred_element_type`"):
+        f(jnp.arange(3.), jnp.arange(2), preferred_element_type=jnp.int32)
