@@ -125,3 +125,19 @@ def test_convolve_of_integers_is_inexact_and_honours_preferred_element_type(name
     assert str(g(i8, i8).dtype) == "float32"
     with pytest.raises(TypeError, match="incompatible with `preferred_element_type`"):
         f(jnp.arange(3.), jnp.arange(2), preferred_element_type=jnp.int32)
+
+
+def test_dynamic_update_slice_is_weak_only_when_every_operand_is():
+    # Weak-type sweep: JAX's dynamic_update_slice follows the standard rule (weak only
+    # when operand, update and start indices all are; lax.dynamic_update_slice makes
+    # the indices int32, so in practice never); astjax copied the operand's weak type,
+    # so `dus(broadcast_to(2., (3,)), ...) + jnp.float16(1)` was float16, not float32.
+    import astjax.numpy as jnp
+    from astjax import lax
+    w = lambda a, n: jnp.broadcast_to(a, (n,))
+    f = astjax.jit(lambda a, i: lax.dynamic_update_slice(w(a, 3), w(a, 1), (i,))
+                   + jnp.float16(1))
+    assert str(f(2., 1).dtype) == "float32"
+    g = lambda a: lax.dynamic_update_slice_in_dim(w(a, 3), w(a, 1), 1, 0)
+    assert g(2.).weak_type is False and astjax.jit(g)(2.).weak_type is False
+    assert w(2., 3).at[1].set(5.).weak_type is True   # (scatter keeps the operand's)
