@@ -141,3 +141,15 @@ def test_dynamic_update_slice_is_weak_only_when_every_operand_is():
     g = lambda a: lax.dynamic_update_slice_in_dim(w(a, 3), w(a, 1), 1, 0)
     assert g(2.).weak_type is False and astjax.jit(g)(2.).weak_type is False
     assert w(2., 3).at[1].set(5.).weak_type is True   # (scatter keeps the operand's)
+
+
+def test_ldexp_result_is_strong_under_jit_as_eagerly():
+    # Weak-type sweep: JAX's ldexp converts the exponent to the mantissa's dtype (a
+    # strong value), so the result is never weak; astjax kept a Python-int exponent
+    # as a float under jit only, so `jit(lambda a: jnp.ldexp(a, 2))(2.)` was weak
+    # (and `... + jnp.float16(1)` float16) while eagerly it was float32.
+    import astjax.numpy as jnp
+    f = lambda a: jnp.ldexp(a, 2)
+    out = astjax.jit(f)(2.)
+    assert (float(out), out.weak_type) == (8.0, False) and f(2.).weak_type is False
+    assert str(astjax.jit(lambda a: jnp.ldexp(a, 2) + jnp.float16(1))(2.).dtype) == "float32"
