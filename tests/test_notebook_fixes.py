@@ -153,3 +153,17 @@ def test_ldexp_result_is_strong_under_jit_as_eagerly():
     out = astjax.jit(f)(2.)
     assert (float(out), out.weak_type) == (8.0, False) and f(2.).weak_type is False
     assert str(astjax.jit(lambda a: jnp.ldexp(a, 2) + jnp.float16(1))(2.).dtype) == "float32"
+
+
+def test_polyval_is_strong_and_polyder_inexact_as_jax():
+    # Sweep after the convolve fix: JAX's polyval starts from a strong zero (so
+    # `polyval(weak p, 2.) + jnp.float16(1)` is float32), and polyder promotes to an
+    # inexact dtype (int coefficients give float32) and refuses a negative order.
+    import astjax.numpy as jnp
+    p = jnp.stack([jnp.asarray(1.), jnp.asarray(2.)])
+    assert str(astjax.jit(lambda p: jnp.polyval(p, 2.) + jnp.float16(1))(p).dtype) == "float32"
+    d = jnp.polyder(jnp.array([1, 2, 3]))
+    assert (str(d.dtype), d.tolist()) == ("float32", [2.0, 2.0])
+    assert str(jnp.polymul(jnp.array([1, 2, 3]), jnp.array([4, 5])).dtype) == "float32"
+    with pytest.raises(ValueError, match="Order of derivative must be positive"):
+        jnp.polyder(jnp.array([1., 2.]), -1)
