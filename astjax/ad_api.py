@@ -137,7 +137,8 @@ class _Grad(_Transformed):
         ct_mask = [True] + [False] * (n_out - 1)
         fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask)
         # (checked after linearizing, as JAX checks `ans` of its vjp: a JVP rule that
-        # raises -- equinox's `nontraceable` -- is the error a non-scalar output gives)
+        # raises -- equinox's `nontraceable`, a callback's -- is the error a non-scalar
+        # output gives)
         if main_tree.node_type is not None:
             raise DifferentiationTypeError(
                 f"Gradient only defined for scalar-output functions. Output was "

@@ -434,7 +434,10 @@ def diag(v, k=0):
                               hint="use jnp.diagonal(a, offset, axis1, axis2) for other ranks")
     if ndim(v) == 1:
         n = shape(v)[0] + abs(k)
-        e = eye(n, n, k, dtype=core.get_aval(v).dtype)
+        av = core.get_aval(v)
+        # (the mask takes v's weak type: a weak vector's diagonal matrix stays weak, as JAX)
+        e = lax.convert_element_type(eye(n, n, k, dtype=av.dtype), av.dtype,
+                                     weak_type=av.weak_type)
         padded = lax.pad(v, np.asarray(0, core.get_aval(v).dtype)[()], [(0, abs(k), 0)])
         # row i holds v[i] on the diagonal for k >= 0; column j holds v[j] for k < 0
         return multiply(e, reshape(padded, (n, 1) if k >= 0 else (1, n)))

@@ -300,7 +300,7 @@ def ldexp(x1, x2, /):
                                  hint="ldexp takes real mantissas and integer exponents")
     [x1] = promote_args_inexact("ldexp", x1)
     dt = _dt(x1)
-    e = lax.convert_element_type(x2, dt) if not dtypes.is_weak_scalar(x2) else float(x2)
+    e = lax.convert_element_type(x2, dt)   # (strong, as JAX's: the result is never weak)
     # two steps keep 2**e finite when x1 * 2**e is (e.g. subnormal x1, large e)
     half = uf.floor_divide(e, 2.0)
     return uf.multiply(uf.multiply(x1, uf.exp2(half)), uf.exp2(uf.subtract(e, half)))

@@ -111,6 +111,8 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
         out = _stack_leading([array(o) for o in obj])
         if dtype is not None:
             out = lax.convert_element_type(out, _dtype(dtype))
+        elif core.get_aval(out).weak_type:  # a list is never weak, even of weak values (JAX)
+            out = lax.convert_element_type(out, core.get_aval(out).dtype, weak_type=False)
     else:
         if isinstance(obj, core.WeakConst):
             obj = obj.val

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, lax
-from ..errors import ShapeError
+from ..errors import ArgumentValueError, ShapeError
 from . import ufuncs as uf
 from .arrayops import _dt, _shape, _static_indices
 from .operands import _constant
@@ -33,7 +33,7 @@ def polyval(p, x, *, unroll=16):
     p, x = uf.promote_dtypes(asarray_operand(p), asarray_operand(x))
     if core.get_aval(p).ndim != 1:
         raise ShapeError("polyval: p must be 1-D")
-    y = lax.full_like(x, 0)
+    y = lax.full_like(x, 0, dtype=_dt(x))   # (strong, as JAX's: so is the result)
     for i in range(_shape(p)[0]):
         y = uf.add(uf.multiply(y, x), lax.index_in_dim(p, i, 0, False))
     return y
@@ -87,8 +87,11 @@ def polyder(p, m=1):
     """Differentiate a polynomial `m` times.
     Args: p: 1-D coefficients; m: static order.
     Returns: 1-D Array.
-    Vs NumPy: `m` must be static."""
-    [p] = uf.promote_dtypes(asarray_operand(p))
+    Vs NumPy: `m` must be static; integer coefficients give a float result (as JAX)."""
+    [p] = uf.promote_dtypes_inexact(asarray_operand(p))
+    if int(m) < 0:
+        raise ArgumentValueError("Order of derivative must be positive",
+                                 hint="pass m >= 0")
     for _ in range(int(m)):
         n = _shape(p)[0]
         if n <= 1:

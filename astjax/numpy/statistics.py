@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import (ArgumentValueError, NotImplementedInAstjaxError, ShapeError,
+from ..errors import (ArgumentValueError, DTypeError, NotImplementedInAstjaxError, ShapeError,
                       ShapeValueError)
 from . import ufuncs as uf
 from .contractions import matmul
@@ -583,8 +583,25 @@ def _mode_slice(full, na, nv, mode):
     raise ArgumentValueError(f"mode must be one of 'full', 'same', 'valid', got {mode!r}")
 
 
-def _conv_args(name, a, v):
-    a, v = uf.promote_dtypes(asarray_operand(a), asarray_operand(v))
+def _conv_args(name, a, v, preferred_element_type=None):
+    """The operands of `convolve` / `correlate`, promoted as JAX's: to an inexact dtype
+    (NumPy's default for convolutions) unless `preferred_element_type` is given, then
+    computed in that dtype."""
+    a, v = asarray_operand(a), asarray_operand(v)
+    if preferred_element_type is None:
+        a, v = uf.promote_dtypes_inexact(a, v)
+    else:
+        a, v = uf.promote_dtypes(a, v)
+        want = dtypes.canonicalize(preferred_element_type)
+        kinds = {"b": "i", "u": "i", "i": "i", "f": "f", "c": "c"}
+        if (kinds.get(_dt(a).kind), kinds.get(want.kind)) not in (
+                ("i", "i"), ("i", "f"), ("f", "f"), ("c", "c")):
+            raise DTypeError(
+                "Input type is incompatible with `preferred_element_type`. The compatible "
+                "combinations of (input_type, preferred_element_type) are (integral, "
+                "integral), (integral, floating), (floating, floating), (complex, complex.",
+                hint=f"inputs are {_dt(a)}: pick a preferred_element_type of that kind")
+        a, v = (lax.convert_element_type(x, want) for x in (a, v))
     if core.get_aval(a).ndim != 1 or core.get_aval(v).ndim != 1:
         raise ShapeValueError(f"{name}() only supports 1-dimensional inputs")
     na, nv = core.get_aval(a).shape[0], core.get_aval(v).shape[0]
@@ -599,7 +616,8 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
 
     Args:
       a, v: non-empty 1-D arrays. mode: 'full' (default), 'same' or 'valid'.
-      precision, preferred_element_type: accepted for JAX compatibility.
+      precision: accepted for JAX compatibility; preferred_element_type: the dtype to
+        compute and return in (default: the operands' promoted inexact dtype, as JAX).
     Returns:
       The convolution, of length `len(a) + len(v) - 1` for 'full'.
     Differs from NumPy: adds JAX's `precision=`/`preferred_element_type=` keywords.
@@ -609,7 +627,7 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
       >>> jnp.convolve(jnp.array([1.0, 2.0]), jnp.array([1.0, 1.0, 1.0]))
       Array([1., 3., 3., 2.], dtype=float32)
     """
-    a, v, na, nv = _conv_args("convolve", a, v)
+    a, v, na, nv = _conv_args("convolve", a, v, preferred_element_type)
     return _mode_slice(_conv_full(a, v), na, nv, mode)
 
 
@@ -619,12 +637,13 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 
     Args:
       a, v: non-empty 1-D arrays. mode: 'valid' (default), 'same' or 'full'.
-      precision, preferred_element_type: accepted for JAX compatibility.
+      precision: accepted for JAX compatibility; preferred_element_type: the dtype to
+        compute and return in (default: the operands' promoted inexact dtype, as JAX).
     Returns:
       The correlation sequence for the chosen mode.
     Differs from NumPy: adds JAX's `precision=`/`preferred_element_type=` keywords.
     """
-    a, v, na, nv = _conv_args("correlate", a, v)
+    a, v, na, nv = _conv_args("correlate", a, v, preferred_element_type)
     vr = lax.rev(uf.conjugate(v), (0,))
     full = _conv_full(a, vr)
     return _mode_slice(full, na, nv, mode)

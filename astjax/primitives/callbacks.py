@@ -18,7 +18,7 @@ import numpy as np
 from .. import core
 from .. import sharding_impls as shd
 from ..config import config
-from ..errors import ArgumentValueError, DifferentiationError, NotImplementedInAstjaxError
+from ..errors import ArgumentValueError, DerivativeValueError, NotImplementedInAstjaxError
 from ..pyast import call, load
 from . import effects
 from .base import register, weak_like
@@ -188,9 +188,9 @@ def _layouts(avals):
     return "[" + ", ".join(one(a) for a in avals) + "]"
 
 
-def _no_jvp(what, advice):
-    def rule(primals, tangents, **params):
-        raise DifferentiationError(f"{what} do not support JVP. {advice}")
+def _no_jvp(message, hint):
+    def rule(primals, tangents, **params):   # (JAX's ValueError and message)
+        raise DerivativeValueError(message, hint=hint)
     return rule
 
 
@@ -268,8 +268,8 @@ def _batch(p, default_method):
 pure_callback_p = core.new_primitive("pure_callback", multiple_results=True)
 register(pure_callback_p, impl=_impl, abstract_eval=_abstract_eval,
          lowering=_lowering(side_effect=False),
-         jvp=_no_jvp("Pure callbacks", "Please use `jax.custom_jvp` to use callbacks while "
-                                       "taking gradients."),
+         jvp=_no_jvp("Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use "
+                     "callbacks while taking gradients.", "wrap the function in jax.custom_jvp"),
          batch=_batch(pure_callback_p, None), source=_source("pure_callback_p"))
 
 # ---------------------------------------------------------------- io_callback
@@ -277,7 +277,8 @@ io_callback_p = core.new_primitive("io_callback", multiple_results=True)
 io_callback_p.effectful = True
 register(io_callback_p, impl=_impl, abstract_eval=_abstract_eval,
          lowering=_lowering(side_effect=True),
-         jvp=_no_jvp("IO callbacks", "Use `jax.custom_jvp` around the callback."),
+         jvp=_no_jvp("IO callbacks do not support JVP.",
+                     "use `jax.custom_jvp` around the callback"),
          batch=_batch(io_callback_p, "sequential"), source=_source("io_callback_p"))
 effects.ORDERED[io_callback_p] = lambda params: "io" if params.get("ordered") else None
 

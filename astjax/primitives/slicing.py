@@ -308,7 +308,8 @@ def _dus_ae(x, upd, *idx):
     if upd.dtype != x.dtype:
         raise DTypeError(f"dynamic_update_slice: update dtype {upd.dtype} is not {x.dtype}")
     _check_indices("dynamic_update_slice", idx)
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    # JAX's standard weak-type rule: weak only when every operand is, indices included
+    return ShapedArray(x.shape, x.dtype, all(a.weak_type for a in (x, upd, *idx)))
 
 
 def _dus_impl(x, upd, *idx):
