@@ -35,3 +35,60 @@ def test_relu_values_and_derivatives_kept(act, inside):
     np.testing.assert_array_equal(t, np.where(inside(x), 3.0, 0.0))
     kept = jnp.int32 if act is astjax.nn.relu else jnp.float32   # (6.0 promotes)
     assert act(3).dtype == kept and int(act(-3)) == 0
+
+
+# --- `import orbax.checkpoint` (flax's checkpoints_test, nnx's integration_test): the
+# modules and attributes of JAX's it reads at import and in a save / restore
+
+
+def test_experimental_pjit_is_jit_with_jaxs_deprecation():
+    """`jax.experimental.pjit.pjit` (orbax's test utilities import it): `jit` of the
+    same arguments, with JAX's DeprecationWarning."""
+    from astjax.compat.experimental.pjit import pjit
+    with pytest.warns(DeprecationWarning, match="use `jax.jit` instead"):
+        f = pjit(lambda x, n: x * n, static_argnums=1, donate_argnums=None)
+    np.testing.assert_array_equal(f(jnp.arange(3.0), 2), [0.0, 2.0, 4.0])
+    with pytest.warns(DeprecationWarning):
+        g = pjit(lambda x, y: x, keep_unused=True)
+    assert float(g(1.0, 2.0)) == 1.0
+
+
+def test_extend_ifrt_programs_is_jaxlibs():
+    """`from jax.extend import ifrt_programs` (orbax's Pathways handler, at import):
+    jaxlib's module, with its program makers."""
+    from astjax.extend import ifrt_programs
+    assert hasattr(ifrt_programs.ifrt_programs, "make_plugin_program")
+
+
+def test_src_distributed_global_state_reads_astjax_distributed():
+    """orbax asks `jax._src.distributed.global_state.client is not None` on every save:
+    alone, no client, process 0 of 1."""
+    from astjax.compat._src import distributed
+    gs = distributed.global_state
+    assert gs.client is None and gs.service is None and gs.coordinator_address is None
+    assert (gs.process_id, gs.num_processes) == (0, 1)
+    assert astjax.distributed.is_initialized() is False
+
+
+def test_sharding_addressable_device_assignment():
+    """orbax's restore asks `d in sharding._addressable_device_assignment`: JAX's
+    device-assignment order (a mesh's devices row-major), this process's devices."""
+    from astjax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
+    dev = astjax.devices()[0]
+    assert SingleDeviceSharding(dev)._addressable_device_assignment == (dev,)
+    mesh = Mesh(np.array(astjax.devices()[:1]).reshape(1, 1), ("a", "b"))
+    s = NamedSharding(mesh, PartitionSpec("a"))
+    assert s._device_assignment == s._addressable_device_assignment == (dev,)
+
+
+def test_device_put_to_a_default_layout_format_uses_its_sharding():
+    """`device_put(x, Format(None, sharding))` (orbax's restore of each shard): the
+    sharding; a non-row-major layout stays a located NotImplementedError."""
+    from astjax.compat.experimental.layout import Format, Layout
+    from astjax.sharding import SingleDeviceSharding
+    s = SingleDeviceSharding(astjax.devices()[0])
+    y = astjax.device_put(np.arange(6.0).reshape(2, 3), Format(None, s))
+    assert y.sharding == s and y.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert astjax.device_put(jnp.ones(2), Format(Layout((0,)), s)).sharding == s
+    with pytest.raises(NotImplementedError, match="device_put: the layout"):
+        astjax.device_put(jnp.ones((2, 2)), Format(Layout((1, 0)), s))
