@@ -24,7 +24,7 @@ from .primitives.custom_derivatives import SymbolicZero, stop_gradient_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
 from .primitives.state import is_ref, new_ref
 from .primitives.vma import staging_inputs
-from .staging import stage_flat
+from .staging import stage_flat, staged_constant as _staged  # noqa: F401 (custom_api)
 from .staging import differentiation_level
 from .transforms import ad
 from .transforms.ad import differentiable, inline
@@ -189,15 +189,6 @@ def _zero_ref(symbolic):
         aval = ref.aval.inner_aval
         return SymbolicZero(aval) if symbolic else _own_ref(lax.full(aval.shape, 0, aval.dtype))
     return fill
-
-
-def _staged(x):
-    """A weak-typed constant operand (`WeakConst`, from a Python scalar) as a staged
-    value, so that the user's rule can compute with it (`v - 1`), as on JAX's tracers."""
-    b = core.current_builder()
-    if isinstance(x, core.WeakConst) and b is not None:
-        return core.Tracer(b, core.Literal(x.val[()], x.aval), x.val)
-    return x
 
 
 def _fit_tangent(t, p):

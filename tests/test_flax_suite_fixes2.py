@@ -92,3 +92,22 @@ def test_device_put_to_a_default_layout_format_uses_its_sharding():
     assert astjax.device_put(jnp.ones(2), Format(Layout((0,)), s)).sharding == s
     with pytest.raises(NotImplementedError, match="device_put: the layout"):
         astjax.device_put(jnp.ones((2, 2)), Format(Layout((1, 0)), s))
+
+
+def test_grad_of_a_constant_result_is_an_array_not_a_python_scalar():
+    """flax's `nnx.value_and_grad(has_aux=True)` returns the updated state in its aux:
+    a variable set to `jnp.array(-1.0)` came back as the Python float -1.0 (then
+    `variable[...]` failed). A literal result of grad -- the aux, or a constant
+    gradient inside `jit` -- is a staged value (an Array out of the transform), as
+    JAX's tracer is."""
+    def f(x):
+        return (x ** 2).sum(), {"k": jnp.array(-1.0), "p": 3.0}
+    (v, aux), g = astjax.value_and_grad(f, has_aux=True)(jnp.ones(3))
+    assert isinstance(aux["k"], astjax.Array) and aux["k"].weak_type
+    assert aux["p"] == 3.0 and type(aux["p"]) is float      # (a Python object stays one)
+    g, aux = astjax.grad(f, has_aux=True)(jnp.ones(3))
+    assert isinstance(aux["k"], astjax.Array) and float(aux["k"]) == -1.0
+
+    def shape_of_constant_grad(x):
+        return astjax.grad(lambda y: 2.0 * y)(x).shape
+    assert astjax.jit(lambda x: jnp.zeros(shape_of_constant_grad(x)))(1.0).shape == ()
