@@ -111,3 +111,36 @@ def test_grad_of_a_constant_result_is_an_array_not_a_python_scalar():
     def shape_of_constant_grad(x):
         return astjax.grad(lambda y: 2.0 * y)(x).shape
     assert astjax.jit(lambda x: jnp.zeros(shape_of_constant_grad(x)))(1.0).shape == ()
+
+
+def test_custom_vjp_and_jvp_resolve_keyword_arguments_to_positions():
+    """flax's fp8 ops call `out_dq(dq_type=..., lhs_scale=..., rhs_scale=..., out=y)`, a
+    `custom_vjp` with `nondiff_argnums=(0,)`, and `quantized_dot(...)` leaving a
+    defaulted nondiff argument out: astjax indexed the positional arguments alone
+    (IndexError). As JAX, keywords and defaults are resolved to positions first; a
+    keyword-only argument is JAX's TypeError."""
+    import functools
+
+    @functools.partial(astjax.custom_vjp, nondiff_argnums=(0,))
+    def scaled(dtype, scale, out):
+        return (out * scale).astype(dtype)
+    scaled.defvjp(lambda d, s, o: (scaled(d, s, o), s), lambda d, s, g: (None, g * s))
+
+    @functools.partial(astjax.custom_jvp, nondiff_argnums=(2,))
+    def f(x, y=2.0, n=3):
+        return x * y * n
+    f.defjvp(lambda n, p, t: (f(*p, n), (t[0] * p[1] + t[1] * p[0]) * n))
+
+    def loss(x):
+        return (scaled(dtype=jnp.float32, scale=2.0, out=x).sum() + f(x=x).sum()
+                + f(x, n=4, y=1.0).sum())
+    assert float(astjax.jit(loss)(jnp.ones(3))) == 36.0
+    np.testing.assert_array_equal(astjax.grad(loss)(jnp.ones(3)), [12.0] * 3)
+
+    @astjax.custom_jvp
+    def g(x, *, k):
+        return x * k
+    g.defjvp(lambda p, t: (p[0], t[0]))
+    for call in (lambda: astjax.jit(lambda x: g(x, k=2.0))(1.0), lambda: g(1.0, k=2.0)):
+        with pytest.raises(TypeError, match="could not be resolved to positions: k"):
+            call()
