@@ -31,7 +31,7 @@ from .errors import (ArgumentTypeError, ArgumentValueError, DifferentiationTypeE
                      DTypeError, check_signature)
 from .primitives.custom_derivatives import stop_gradient
 from .primitives.vma_reverse import check_cotangents, typed_backward
-from .staging import leaf_aval, python_scalar
+from .staging import leaf_aval, staged_constant
 from .traceback_util import entry_point as _entry_point
 from .transforms import ad
 from .transforms.ad import cleanup, differentiable, float0, inline
@@ -167,7 +167,9 @@ class _Grad(_Transformed):
             return prim + [x for x in grads if x is not None and not isinstance(x, np.ndarray)]
 
         gj = cleanup(core.stage(g, in_avals, [v.hint for v in closed.jaxpr.invars]))
-        outs = [python_scalar(o) for o in inline(gj, leaves)]   # (no WeakConst leaks)
+        # (a literal result, e.g. a constant aux `jnp.array(-1.0)`, stays a staged value:
+        # JAX's tracer, an Array once out, not a Python scalar)
+        outs = [staged_constant(o) for o in inline(gj, leaves)]
         prim, grads_flat = outs[:n_out], outs[n_out:]
         git = iter(_explicit.like_primals(grads_flat, _explicit.layouts_of(
             [x for x, nz in zip(leaves, nz_in) if nz])))

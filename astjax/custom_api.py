@@ -41,7 +41,8 @@ from .custom_rules import (_PY_SCALARS, _CachedBwd, _RefArgs, _RematFwd, _Rule, 
                            _StagedJvp, _bwd_leaves, _check_nondiff_untraced, _fit_tangent,
                            _gone, _held, _may_be_perturbed, _primal_part, _restaged,
                            _rule_wanted, _split_args, _stage_rule, _staged, _staged_refs,
-                           _staged_remat_fwd, _staged_value, _tangent_aval, _zero_ref)
+                           _staged_remat_fwd, _staged_value, _tangent_aval, _zero_ref,
+                           resolve_kwargs)
 
 __all__ = ["custom_jvp", "custom_vjp", "linear_call"]
 
@@ -78,6 +79,8 @@ class custom_jvp(_Transformed):
 
     def __call__(self, *args, **kwargs):
         if not _staging():  # JAX: outside transformations, just call the function
+            if kwargs:   # (JAX's TypeError for a keyword-only argument there too)
+                resolve_kwargs(self.fun, args, kwargs, "custom_jvp")
             return self.fun(*args, **kwargs)
         return self.stage_inline(*args, **kwargs)
 
@@ -86,6 +89,7 @@ class custom_jvp(_Transformed):
             raise UndefinedRuleError("No JVP defined for custom_jvp function "
                                      f"{getattr(self.fun, '__name__', '?')} using defjvp.")
         check_signature(self.fun, args, kwargs)
+        args, kwargs = resolve_kwargs(self.fun, args, kwargs, "custom_jvp"), {}
         nd, dyn, full = _split_args(args, self.nondiff_argnums)
         ndv = [nd[i] for i in sorted(nd)]
         fun, user_jvp = self.fun, self.jvp
@@ -184,6 +188,8 @@ class custom_vjp(_Transformed):
 
     def __call__(self, *args, **kwargs):
         if not _staging():  # JAX: outside transformations, just call the function
+            if kwargs:   # (JAX's TypeError for a keyword-only argument there too)
+                resolve_kwargs(self.fun, args, kwargs, "custom_vjp")
             return self.fun(*args, **kwargs)
         return self.stage_inline(*args, **kwargs)
 
@@ -192,6 +198,7 @@ class custom_vjp(_Transformed):
             raise UndefinedRuleError("No VJP defined for custom_vjp function "
                                      f"{getattr(self.fun, '__name__', '?')} using defvjp.")
         check_signature(self.fun, args, kwargs)
+        args, kwargs = resolve_kwargs(self.fun, args, kwargs, "custom_vjp"), {}
         _check_nondiff_untraced(self.fun, args, self.nondiff_argnums)
         nd, dyn, full = _split_args(args, self.nondiff_argnums)
         ndv = [nd[i] for i in sorted(nd)]

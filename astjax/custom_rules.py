@@ -8,6 +8,8 @@ per what determines it (`_CachedBwd`) with its cotangents read as JAX reads them
 
 from __future__ import annotations
 
+import functools
+import inspect
 import weakref
 
 import numpy as np
@@ -18,13 +20,13 @@ from . import ad_frames
 from .ad_base import differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
 from .core import raw
-from .errors import (NotImplementedInAstjaxError, StructureError, UnexpectedTracerError,
+from .errors import (ArgumentTypeError, NotImplementedInAstjaxError, StructureError, UnexpectedTracerError,
                      caller_location)
 from .primitives.custom_derivatives import SymbolicZero, stop_gradient_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
 from .primitives.state import is_ref, new_ref
 from .primitives.vma import staging_inputs
-from .staging import stage_flat
+from .staging import stage_flat, staged_constant as _staged  # noqa: F401 (custom_api)
 from .staging import differentiation_level
 from .transforms import ad
 from .transforms.ad import differentiable, inline
@@ -43,6 +45,31 @@ class _Rule:
 
     def __repr__(self):
         return self.name
+
+
+def resolve_kwargs(fun, args, kwargs, what: str) -> tuple:
+    """The call's arguments as positions of `fun`'s signature, defaults filled in (JAX's
+    `resolve_kwargs`: a custom rule sees every argument by position, `nondiff_argnums`
+    counts keywords too); a keyword-only one passed -- any keyword, for a
+    `functools.partial`, whose signature JAX takes as opaque -- is JAX's TypeError
+    naming the `what` ("custom_jvp" / "custom_vjp") function."""
+    try:
+        sig = (None if isinstance(fun, functools.partial) else inspect.signature(fun))
+        bound = None if sig is None else sig.bind(*args, **kwargs)
+    except (TypeError, ValueError):   # (check_signature has reported a wrong call)
+        return tuple(args)
+    if bound is not None:
+        bound.apply_defaults()
+    passed = list(kwargs) if bound is None else [k for k in bound.kwargs if k in kwargs]
+    if passed:
+        raise ArgumentTypeError(
+            f"The input arguments to the {what}-decorated function "
+            f"{getattr(fun, '__name__', fun)} could not be resolved to positional-only "
+            "arguments. Binding failed with the error:\nThe following keyword arguments "
+            f"could not be resolved to positions: {', '.join(passed)}", loc=caller_location(),
+                                hint="pass them positionally, or make them positional "
+                                     "parameters of the function")
+    return tuple(args) if bound is None else bound.args
 
 
 def _split_args(args, nondiff_argnums):
@@ -189,15 +216,6 @@ def _zero_ref(symbolic):
         aval = ref.aval.inner_aval
         return SymbolicZero(aval) if symbolic else _own_ref(lax.full(aval.shape, 0, aval.dtype))
     return fill
-
-
-def _staged(x):
-    """A weak-typed constant operand (`WeakConst`, from a Python scalar) as a staged
-    value, so that the user's rule can compute with it (`v - 1`), as on JAX's tracers."""
-    b = core.current_builder()
-    if isinstance(x, core.WeakConst) and b is not None:
-        return core.Tracer(b, core.Literal(x.val[()], x.aval), x.val)
-    return x
 
 
 def _fit_tangent(t, p):

@@ -16,6 +16,7 @@ from . import sharding_impls as _sharding
 from .codegen import host_memory as _host_memory, runtime, sharded as _sharded
 from .errors import ArgumentValueError, caller_location
 from .primitives import device_put as _dp
+from .primitives.ops import _format_sharding
 
 __all__ = ["device_put", "device_get", "block_until_ready", "devices", "local_devices",
            "device_count", "local_device_count", "process_index", "process_count",
@@ -30,8 +31,12 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     the default one, or a Sharding (`NamedSharding`: the leaf laid out over the
     mesh's devices, one buffer per device) -- one for every leaf, or a pytree of
     them matching `x`; or a `memory.Space` (the default device's memory, or its pinned
-    host memory: `codegen/host_memory.py`, as a Sharding's `memory_kind` says too)."""
+    host memory: `codegen/host_memory.py`, as a Sharding's `memory_kind` says too); or
+    a `jax.experimental.layout.Format` of the default (row-major) layout: its sharding."""
     staged = core.current_builder() is not None
+    if device is not None and not hasattr(device, "platform"):   # a Format: its sharding
+        device = tree_util.tree_map(lambda s: _format_sharding(s, "device_put"), device,
+                                    is_leaf=_is_layout)
     device = _host_memory.destination(device, staged)   # (a memory.Space)
     if device is not None and not hasattr(device, "platform") and not (
             staged and isinstance(device, (_memory.Space, _sharding.Sharding))):

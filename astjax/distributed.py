@@ -188,7 +188,8 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
     runtime.configure_distributed(distributed_client=client, node_id=pid, num_nodes=n,
                                   collectives=collectives,
                                   visible_devices=local_device_ids)
-    _state.update(client=client, service=service, process_id=pid, num_processes=n)
+    _state.update(client=client, service=service, process_id=pid, num_processes=n,
+                  coordinator_address=coordinator_address)
     atexit.register(shutdown)
 
 

@@ -255,6 +255,10 @@ class Sharding:
     def addressable_devices(self) -> set:
         return {d for d in self.device_set if d.process_index == d.client.process_index()}
 
+    @property
+    def _addressable_device_assignment(self) -> tuple:   # (JAX's; orbax reads it)
+        return tuple(d for d in self._device_assignment if d in self.addressable_devices)
+
     def devices_indices_map(self, global_shape) -> dict:
         """device -> tuple of slices: the part of a `global_shape` array it holds."""
         raise NotImplementedError
@@ -293,6 +297,7 @@ class SingleDeviceSharding(Sharding):
     @property
     def device_set(self):
         return {self._device}
+    _device_assignment = property(lambda self: (self._device,))
 
     @property
     def is_fully_replicated(self):
@@ -352,6 +357,7 @@ class NamedSharding(Sharding):
     @property
     def device_set(self):
         return set(self.mesh.devices.flat)
+    _device_assignment = property(lambda self: tuple(self.mesh.devices.flat))  # row-major
 
     @property
     def is_fully_replicated(self):

@@ -184,6 +184,17 @@ def python_scalar(x):
     return x
 
 
+def staged_constant(x):
+    """A weakly typed constant (`core.WeakConst`, e.g. a literal result of a re-staged
+    program) as a staged value of the current builder with its value known -- what
+    JAX's tracer of a constant is: it has `.shape`, computes (`v - 1`) and leaves a
+    transform as an Array, not a Python scalar; anything else unchanged."""
+    b = core.current_builder()
+    if type(x) is core.WeakConst and b is not None:
+        return core.Tracer(b, core.Literal(x.val[()], x.aval), x.val)
+    return x
+
+
 def arg_hints(fun, args, kwargs):
     """A naming hint per flattened leaf: the parameter name it came from."""
     names = param_names(fun)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from ..errors import ArgumentValueError, MissingNameError
 from .. import core, dtypes, lax
+from ..custom_api import custom_jvp
 from .. import numpy as jnp
 from ..numpy import ufuncs as _uf
 from ..numpy.ufuncs import asarray_operand, promote_args_inexact, where
@@ -46,19 +47,40 @@ def identity(x: ArrayLike) -> Array:
     return lax.convert_element_type(x, a.dtype, weak_type=a.weak_type)
 
 
-def _clip_kink(x, lo, hi=None):
-    """x clipped to [lo, hi] whose derivative is 1 strictly inside and 0 at the kinks and
-    outside (JAX's relu/relu6 derivatives; max/min would give 1/2 at a kink); NaN stays
-    NaN, with derivative 0."""
-    inside = _uf.greater(x, lo) if hi is None else lax.bitwise_and(_uf.greater(x, lo),
-                                                                   _uf.less(x, hi))
-    edge = where(_uf.isnan(x), lax.stop_gradient(x), _uf.maximum(lax.stop_gradient(x), lo))
-    if hi is not None:
-        edge = _uf.minimum(edge, hi)
-    return where(inside, x, edge)
+def _kink_jvp(inside):
+    """The tangent rule JAX gives relu / relu6 (`defjvps`): the input's tangent where
+    `inside(x)`, 0 elsewhere -- at a kink too (not 1/2) and at NaN."""
+    def jvp(primals, tangents):
+        (x,), (g,) = primals, tangents
+        return _kinked[inside](x), lax.select(inside(x), g, lax.full_like(g, 0))
+    return jvp
 
 
 @library_jit
+def _relu(x):
+    return _uf.maximum(x, 0)
+
+
+@library_jit
+def _relu6(x):
+    return _uf.minimum(_uf.maximum(x, 0), 6.0)
+
+
+def _above_zero(x):
+    return _uf.greater(x, 0)
+
+
+def _below_six(x):
+    return lax.bitwise_and(_uf.greater(x, 0), _uf.less(x, 6))
+
+
+# JAX's definitions: `custom_jvp` of a jitted max / min, so the program (and XLA's
+# cost analysis of it) is one `maximum`, and the derivative is JAX's
+_kinked = {_above_zero: custom_jvp(_relu), _below_six: custom_jvp(_relu6)}
+for _inside, _f in _kinked.items():
+    _f.defjvp(_kink_jvp(_inside))
+
+
 def relu(x: ArrayLike) -> Array:
     """Rectified linear unit, elementwise `max(x, 0)`.
 
@@ -76,10 +98,9 @@ def relu(x: ArrayLike) -> Array:
         >>> astjax.nn.relu(jnp.array([-1.0, 0.0, 2.0]))
         Array([0., 0., 2.], dtype=float32)
     """
-    return _clip_kink(asarray_operand(x), 0)
+    return _kinked[_above_zero](asarray_operand(x))
 
 
-@library_jit
 def relu6(x: ArrayLike) -> Array:
     """Elementwise `min(max(x, 0), 6)`, with derivative 0 at both kinks.
 
@@ -89,7 +110,7 @@ def relu6(x: ArrayLike) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    return _clip_kink(asarray_operand(x), 0, 6.0)
+    return _kinked[_below_six](asarray_operand(x))
 
 
 def sigmoid(x: ArrayLike) -> Array:

@@ -387,13 +387,15 @@ def with_sharding_constraint(x, shardings):
         x, _tree_util.tree_map(_format_sharding, shardings, is_leaf=_spmd.is_layout))
 
 
-def _format_sharding(s):
+def _format_sharding(s, what="with_sharding_constraint"):
+    """A `Format`'s sharding (anything else as it is); a non-row-major layout is a
+    located NotImplementedInAstjaxError (`what` names the caller)."""
     if _spmd.is_layout(s) or not (hasattr(s, "layout") and hasattr(s, "sharding")):
         return s
     order = getattr(s.layout, "major_to_minor", None)
     if s.layout is not None and tuple(order or ()) != tuple(range(len(order or ()))):
         raise _NotImplementedInAstjaxError(
-            f"with_sharding_constraint: the layout {s.layout} is not row-major; astjax "
+            f"{what}: the layout {s.layout} is not row-major; astjax "
             "keeps every array in the default (row-major) layout",
             hint="pass the Format's sharding alone", loc=_caller_location())
     return s.sharding
