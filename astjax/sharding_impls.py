@@ -255,9 +255,8 @@ class Sharding:
     def addressable_devices(self) -> set:
         return {d for d in self.device_set if d.process_index == d.client.process_index()}
 
-    @property
-    def _addressable_device_assignment(self) -> tuple:   # (JAX's; orbax reads it)
-        return tuple(d for d in self._device_assignment if d in self.addressable_devices)
+    _addressable_device_assignment = property(   # (JAX's; orbax reads it)
+        lambda self: tuple(d for d in self._device_assignment if d in self.addressable_devices))
 
     def devices_indices_map(self, global_shape) -> dict:
         """device -> tuple of slices: the part of a `global_shape` array it holds."""
@@ -463,9 +462,8 @@ def manual_abstract_mesh(mesh, auto=frozenset()):
 
 def _unreduced_of(s):
     """The unreduced mesh axes of size > 1 of a sharding (XLA's view of it)."""
-    if not isinstance(s, NamedSharding):
-        return frozenset()
-    return frozenset(a for a in s.spec.unreduced if s.mesh.shape[a] != 1)
+    return frozenset(a for a in s.spec.unreduced if s.mesh.shape[a] != 1) \
+        if isinstance(s, NamedSharding) else frozenset()
 
 
 def _without_unreduced(s):
@@ -507,8 +505,7 @@ def context_mesh():
 
 
 def get_abstract_mesh():
-    """The abstract mesh set by `use_abstract_mesh`, else the current mesh's
-    `AbstractMesh` (an empty one when none is set)."""
+    """The mesh `use_abstract_mesh` set, else the current mesh's `AbstractMesh`."""
     abstract = getattr(_current, "abstract", None)
     return abstract if abstract is not None else get_mesh().abstract_mesh
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ..errors import ArgumentValueError, MissingNameError
 from .. import core, dtypes, lax
-from ..custom_api import custom_jvp
+from ..custom_api import custom_jvp as _custom_jvp
 from .. import numpy as jnp
 from ..numpy import ufuncs as _uf
 from ..numpy.ufuncs import asarray_operand, promote_args_inexact, where
@@ -76,7 +76,7 @@ def _below_six(x):
 
 # JAX's definitions: `custom_jvp` of a jitted max / min, so the program (and XLA's
 # cost analysis of it) is one `maximum`, and the derivative is JAX's
-_kinked = {_above_zero: custom_jvp(_relu), _below_six: custom_jvp(_relu6)}
+_kinked = {_above_zero: _custom_jvp(_relu), _below_six: _custom_jvp(_relu6)}
 for _inside, _f in _kinked.items():
     _f.defjvp(_kink_jvp(_inside))
 

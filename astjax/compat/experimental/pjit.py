@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 
-import astjax
+import astjax as _astjax
 
 __all__ = ["pjit"]
 
@@ -25,4 +25,4 @@ def pjit(fun, in_shardings=None, out_shardings=None, static_argnums=None,
         backend=backend, compiler_options=compiler_options).items() if v is not None}
     if keep_unused:
         options["keep_unused"] = True
-    return astjax.jit(fun, in_shardings, out_shardings, inline=inline, **options)
+    return _astjax.jit(fun, in_shardings, out_shardings, inline=inline, **options)
