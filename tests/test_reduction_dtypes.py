@@ -1,0 +1,43 @@
+"""jnp reductions against JAX 0.10.2 where they used to differ silently: an explicit
+float16/bfloat16 `dtype=` is the accumulation dtype (no float32 upcast), and a `where=`
+mask must be boolean (JAX's ValueError)."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+X = np.linspace(-1.0, 2.0, 12, dtype=np.float32).reshape(3, 4)
+
+
+def _names(f, *args):
+    return [e.primitive.name for e in astjax.make_jaxpr(f)(*args).jaxpr.eqns]
+
+
+def test_mean_with_a_half_dtype_accumulates_in_it():
+    # JAX 0.10.2's jaxpr: convert to float16, reduce_sum, div (no float32 round trip)
+    assert _names(lambda x: jnp.mean(x, axis=0, dtype=np.float16), X) == \
+        ["convert_element_type", "reduce_sum", "div"]
+    assert _names(lambda x: jnp.sum(x, dtype=jnp.bfloat16), X.astype(jnp.bfloat16)) == \
+        ["reduce_sum"]
+    # without dtype= half precision still accumulates in float32, as JAX's
+    assert "convert_element_type" in _names(lambda x: jnp.mean(x), X.astype(np.float16))
+    # JAX 0.10.2's bits (a float32 mean rounded to float16 differs in two places)
+    for mean in (jnp.mean, astjax.jit(jnp.mean, static_argnames=("axis", "dtype"))):
+        out = mean(X * np.float32(1.37) + np.float32(0.11), axis=0, dtype=np.float16)
+        assert out.dtype == np.float16
+        assert np.asarray(out).view(np.uint16).tolist() == [0x3382, 0x38de, 0x3bda, 0x3d6c]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: jnp.sum(X, where=np.ones((3, 4), np.int32)),
+    lambda: jnp.mean(X, where=1),
+    lambda: jnp.any(X, where=np.ones(4, np.float32)),
+    lambda: jnp.max(X, where=1.0, initial=0.0),
+    lambda: jnp.var(X, where=np.ones((3, 4), np.int32)),
+])
+def test_a_where_mask_must_be_boolean(call):
+    with pytest.raises(ValueError, match="where must be None or a boolean array"):
+        call()
+    with pytest.raises(astjax.errors.AstjaxError):
+        call()
