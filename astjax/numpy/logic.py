@@ -426,6 +426,7 @@ def lcm(x1, x2):
     return where(lax.eq(d, zero), zero, uf.abs(uf.multiply(uf.floor_divide(x1, safe), x2)))
 
 
+@library_jit(static_argnames=("deg",))
 def angle(z, deg=False):
     """The counterclockwise angle of each complex element.
 
@@ -449,6 +450,7 @@ def angle(z, deg=False):
     return uf.rad2deg(out) if deg else out
 
 
+@library_jit
 def iscomplex(x):
     """Elementwise test for a non-zero imaginary part.
 
@@ -464,6 +466,7 @@ def iscomplex(x):
     return lax.ne(i, _weak_like(0, i))  # weak for a weak x, as JAX
 
 
+@library_jit
 def isreal(x):
     """Elementwise test for a zero imaginary part (the negation of `iscomplex`).
 

@@ -1,6 +1,7 @@
-"""jnp reductions against JAX 0.10.2 where they used to differ silently: an explicit
-float16/bfloat16 `dtype=` is the accumulation dtype (no float32 upcast), and a `where=`
-mask must be boolean (JAX's ValueError)."""
+"""jnp functions against JAX 0.10.2 where they used to differ silently: an explicit
+float16/bfloat16 `dtype=` of a reduction is its accumulation dtype (no float32 upcast), a
+`where=` mask must be boolean (JAX's ValueError), log10 / log2 build JAX's programs (so
+give JAX's bits once XLA compiles them whole)."""
 import numpy as np
 import pytest
 
@@ -41,3 +42,17 @@ def test_a_where_mask_must_be_boolean(call):
         call()
     with pytest.raises(astjax.errors.AstjaxError):
         call()
+
+
+def test_log10_and_log2_are_jaxs_programs():
+    # JAX 0.10.2: log10 multiplies by 1 / log(10) (a division gave other bits under jit),
+    # log2 divides by log(2) computed by XLA, a complex value part by part
+    f32, c64 = np.ones(3, np.float32), np.ones(3, np.complex64)
+    assert _names(jnp.log10, f32) == ["log", "mul"]
+    assert _names(jnp.log2, f32) == ["log", "log", "div"]
+    assert _names(jnp.log10, c64) == ["log", "real", "imag", "mul", "mul", "complex"]
+    assert _names(jnp.log2, c64) == ["log", "real", "imag", "log", "div", "div", "complex"]
+    x = np.linspace(0.1, 9.0, 50, dtype=np.float32)
+    want = [0xbf800000, 0xbf0ce193, 0xbeab185c, 0xbe4314cc]   # JAX 0.10.2 (a division: 0xbf7fffff first)
+    for f in (jnp.log10, astjax.jit(jnp.log10)):
+        assert np.asarray(f(x)).view(np.uint32)[:4].tolist() == want
