@@ -56,3 +56,23 @@ def test_log10_and_log2_are_jaxs_programs():
     want = [0xbf800000, 0xbf0ce193, 0xbeab185c, 0xbe4314cc]   # JAX 0.10.2 (a division: 0xbf7fffff first)
     for f in (jnp.log10, astjax.jit(jnp.log10)):
         assert np.asarray(f(x)).view(np.uint32)[:4].tolist() == want
+
+
+def test_polyder_is_inexact_and_multiplies_once():
+    # JAX 0.10.2: integer coefficients give float32; the m factors' product (taken in
+    # the dtype) multiplies once (m multiplications round differently); m < 0 refused
+    out = jnp.polyder(np.arange(4, dtype=np.int32))
+    assert out.dtype == np.float32 and out.tolist() == [0.0, 2.0, 2.0]
+    assert jnp.polyder(np.arange(4, dtype=np.int32), 0).dtype == np.float32
+    out = jnp.polyder(np.arange(1.0, 31.0, dtype=np.float32), 9)
+    # (nine multiplications give 0x54947ed7 third)
+    assert np.asarray(out).view(np.uint32)[:3].tolist() == [0x54538a78, 0x5491e3ea,
+                                                            0x54947ed6]
+    with pytest.raises(ValueError, match="Order of derivative must be positive"):
+        jnp.polyder(np.ones(3), -1)
+
+
+def test_take_along_axis_none_wants_1d_indices():
+    with pytest.raises(ValueError, match="must be 1D if axis=None"):
+        jnp.take_along_axis(X, np.zeros((3, 4), np.int32), axis=None)
+    assert jnp.take_along_axis(X, np.array([11, 0]), axis=None).tolist() == [2.0, -1.0]

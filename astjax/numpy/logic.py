@@ -70,6 +70,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return out
 
 
+@library_jit(static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element pair of `a` and `b` is close (`all(isclose(...))`).
 
@@ -678,6 +679,7 @@ def count_nonzero(a, axis=None, keepdims=False):
                 dtype=dtypes.canonicalize(dtypes.dtype(int)))
 
 
+@library_jit
 def bitwise_count(x, /):
     """Count the set bits of the absolute value of each integer element.
 
