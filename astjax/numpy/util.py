@@ -86,6 +86,10 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
             if isinstance(e, AstjaxError):
                 raise
             raise ScalarOverflowError(str(e), hint="pass an array of a wider dtype") from None
+        except ArgumentTypeError:
+            # an argument `jit` does not take (an object with `__jax_array__`, ...): the
+            # function's own conversion decides, op by op (its error, or its value)
+            return fn(*args, **kwargs)
     call.__wrapped__ = fn
     return call
 
