@@ -299,8 +299,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None) -> Arra
       A floating (or complex) array of the means.
 
     Differences from NumPy: integer inputs average in float32 unless x64 is enabled;
-    float16/bfloat16 inputs accumulate in float32 (R16) unless `dtype` is given; an empty slice gives NaN with
-    no warning.
+    float16/bfloat16 inputs accumulate in float32 (R16) unless `dtype` is given; an
+    empty slice gives NaN with no warning.
 
     Example:
       >>> import astjax.numpy as jnp
