@@ -141,6 +141,7 @@ def array_equiv(a1, a2):
     return _all(uf.equal(a1, a2))
 
 
+@library_jit(static_argnames=("assume_unique", "invert", "method"))
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
     """Elementwise test of membership of `element` in `test_elements`.
 
