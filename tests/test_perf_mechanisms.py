@@ -32,6 +32,20 @@ _X = np.linspace(-2.0, 3.0, 12, dtype=np.float32).reshape(3, 4)
     ("jnp.linspace", lambda: jnp.linspace(0.0, 1.0, 7)),
     ("special.expi", lambda: _special.expi(_X)),
     ("special.hyp2f1", lambda: _special.hyp2f1(1.0, 2.0, 3.0, _X / 8)),
+    # (issue 14, second sweep: before 4, 5, 4, 3, 5, 4, 4, 6, 5, 3, 4, 28)
+    ("jnp.sum bfloat16", lambda: jnp.sum(_X.astype(jnp.bfloat16), axis=None, keepdims=True)),
+    ("jnp.mean where", lambda: jnp.mean(_X, axis=1, where=_X > 0)),
+    ("jnp.any", lambda: jnp.any(_X, axis=1, keepdims=True)),
+    ("jnp.add float16 + bfloat16", lambda: jnp.add(_X.astype(np.float16),
+                                                   _X[0, 0].astype(jnp.bfloat16))),
+    ("jnp.logical_and", lambda: jnp.logical_and(_X.astype(np.float16), 1.0)),
+    ("jnp.where", lambda: jnp.where(_X > 0, _X.astype(np.int32), 2.5)),
+    ("jnp.clip", lambda: jnp.clip(_X, np.float32(-1), 1)),
+    ("jnp.take", lambda: jnp.take(_X, np.array([0, 2, 7]))),
+    ("jnp.take_along_axis", lambda: jnp.take_along_axis(_X, np.argsort(_X, 1), axis=1)),
+    ("jnp.cumsum", lambda: jnp.cumsum(_X.astype(np.int32), dtype=jnp.float32)),
+    ("jnp.matvec", lambda: jnp.matvec(_X, _X[0])),
+    ("special.spence", lambda: _special.spence(np.abs(_X))),
 ])
 def test_eager_first_call_of_a_jitted_library_function_compiles_once(name, call):
     from astjax import monitoring

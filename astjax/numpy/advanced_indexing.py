@@ -38,7 +38,7 @@ from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from ..shape_poly import is_symbolic_dim, symbolic_slice_indices
 from .operands import asarray, broadcast_shapes, broadcast_to_shape
-from .util import canonicalize_axis
+from .util import canonicalize_axis, library_jit as _library_jit
 
 __all__ = ["gather_index", "scatter_index", "take_along_axis", "take"]
 
@@ -387,6 +387,7 @@ def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
               unique_indices=bool(unique_indices) or basic)
 
 
+@_library_jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """NumPy's take_along_axis; out-of-bounds indices read `fill_value` (JAX's
@@ -395,7 +396,11 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     'promise_in_bounds')."""
     arr, indices = asarray(arr), asarray(indices)
     if axis is None:
-        arr, indices, axis = _ravel(arr), _ravel(indices), 0
+        if core.get_aval(indices).ndim != 1:   # (JAX's ValueError; raveling them hid it)
+            raise ShapeValueError(f"take_along_axis indices must be 1D if axis=None, got "
+                                  f"shape {core.get_aval(indices).shape}",
+                                  hint="pass 1-D indices into the flattened array")
+        arr, axis = _ravel(arr), 0
     aa, ia = core.get_aval(arr), core.get_aval(indices)
     if aa.ndim != ia.ndim:
         raise ShapeValueError(f"take_along_axis: indices and arr must have the same number "
@@ -426,6 +431,8 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     return lax.gather(arr, indices, dn, [1] * aa.ndim, mode=mode, fill_value=fill_value)
 
 
+@_library_jit(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted",
+                               "fill_value"))
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
     """`jnp.take`: JAX's default mode is 'fill' (out-of-bounds reads give NaN / the

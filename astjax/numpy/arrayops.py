@@ -75,6 +75,7 @@ def _static_indices(obj, what):
     return np.asarray(obj)
 
 
+@library_jit(static_argnames=("axis",))
 def append(arr, values, axis=None):
     """Append `values` to the end of `arr`.
     Args: arr, values: arrays; axis: int, or None to flatten both.
@@ -159,6 +160,7 @@ def insert(arr, obj, values, axis=None):
     return take_static(lax.concatenate([arr, vals], axis), mapping, axis)
 
 
+@library_jit(static_argnames=("axis",))
 def unstack(x, /, *, axis=0):
     """Split `x` into a tuple of slices along `axis`.
     Args: x: array; axis: int (keyword-only).
@@ -185,6 +187,7 @@ def rollaxis(a, axis, start=0):
     return moveaxis(a, axis, start)
 
 
+@library_jit(static_argnames=("new_shape",))
 def resize(a, new_shape):
     """Return `a` with shape `new_shape`, repeating its data as needed.
     Args: a: array; new_shape: int or tuple.
@@ -632,6 +635,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     return _sum(uf.multiply(uf.conjugate(x1), x2), axis=axis)
 
 
+@library_jit
 def matvec(x1, x2, /):
     """Multiply a stack of matrices by a stack of vectors.
     Args: x1: (..., M, N) array; x2: (..., N) array.
@@ -642,6 +646,7 @@ def matvec(x1, x2, /):
     return lax.reshape(out, _shape(out)[:-1])
 
 
+@library_jit
 def vecmat(x1, x2, /):
     """Multiply conjugated vectors by a stack of matrices.
     Args: x1: (..., M) array; x2: (..., M, N) array.

@@ -2,6 +2,7 @@
 all onto the one dot_general primitive."""
 from __future__ import annotations
 
+import functools
 import string
 
 import numpy as np
@@ -176,6 +177,24 @@ def matmul(a, b, *, precision=None, preferred_element_type=None,
     return out
 
 
+_matmul_jitted = _library_jit(matmul, static_argnames=("precision", "preferred_element_type"))
+
+
+def _matmul_eager(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    # one executable per signature eagerly, as JAX's jitted matmul; with `out_sharding`
+    # op by op: an eager product of host values keeps to one device, as JAX's
+    if out_sharding is None:
+        return _matmul_jitted(a, b, precision=precision,
+                              preferred_element_type=preferred_element_type)
+    return _matmul_op_by_op(a, b, precision=precision,
+                            preferred_element_type=preferred_element_type,
+                            out_sharding=out_sharding)
+
+
+_matmul_op_by_op, matmul = matmul, functools.wraps(matmul)(_matmul_eager)
+
+
+@_library_jit(static_argnames=("precision", "preferred_element_type"))
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of two flattened arrays, conjugating the first.
 
@@ -214,6 +233,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
                            preferred_element_type=preferred_element_type)
 
 
+@_library_jit
 def outer(a, b, out=None):
     """Outer product of two flattened arrays.
 

@@ -70,6 +70,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return out
 
 
+@library_jit(static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element pair of `a` and `b` is close (`all(isclose(...))`).
 
@@ -140,6 +141,7 @@ def array_equiv(a1, a2):
     return _all(uf.equal(a1, a2))
 
 
+@library_jit(static_argnames=("assume_unique", "invert", "method"))
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
     """Elementwise test of membership of `element` in `test_elements`.
 
@@ -426,6 +428,7 @@ def lcm(x1, x2):
     return where(lax.eq(d, zero), zero, uf.abs(uf.multiply(uf.floor_divide(x1, safe), x2)))
 
 
+@library_jit(static_argnames=("deg",))
 def angle(z, deg=False):
     """The counterclockwise angle of each complex element.
 
@@ -449,6 +452,7 @@ def angle(z, deg=False):
     return uf.rad2deg(out) if deg else out
 
 
+@library_jit
 def iscomplex(x):
     """Elementwise test for a non-zero imaginary part.
 
@@ -464,6 +468,7 @@ def iscomplex(x):
     return lax.ne(i, _weak_like(0, i))  # weak for a weak x, as JAX
 
 
+@library_jit
 def isreal(x):
     """Elementwise test for a zero imaginary part (the negation of `iscomplex`).
 
@@ -659,6 +664,7 @@ def count_nonzero(a, axis=None, keepdims=False):
                 dtype=dtypes.canonicalize(dtypes.dtype(int)))
 
 
+@library_jit
 def bitwise_count(x, /):
     """Count the set bits of the absolute value of each integer element.
 

@@ -127,6 +127,7 @@ def argpartition(a, kth, axis=-1):
     return argsort(a, axis=axis)
 
 
+@library_jit
 def sort_complex(a):
     """Sort by real part, then imaginary part, and return a complex array.
 

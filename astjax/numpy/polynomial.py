@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, dtypes, lax
 from ..errors import ArgumentValueError, ShapeError
 from . import ufuncs as uf
 from .arrayops import _dt, _shape, _static_indices
 from .operands import _constant
 from .statistics import convolve
 from .ufuncs import asarray_operand
-from .util import canonicalize_axes, library_jit
+from .util import canonicalize_axes, library_jit, static_int
 
 __all__ = ["polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "trim_zeros"]
 
@@ -83,22 +83,27 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     return convolve(a1, a2)
 
 
+@library_jit(static_argnames=("m",))
 def polyder(p, m=1):
     """Differentiate a polynomial `m` times.
-    Args: p: 1-D coefficients; m: static order.
-    Returns: 1-D Array.
-    Vs NumPy: `m` must be static; integer coefficients give a float result (as JAX)."""
+    Args: p: 1-D coefficients; m: static order (a negative one is a ValueError).
+    Returns: 1-D Array of an inexact dtype (integer coefficients: the default float), as
+    JAX's. Vs NumPy: `m` must be static."""
     [p] = uf.promote_dtypes_inexact(asarray_operand(p))
-    if int(m) < 0:
+    m = static_int(m, "polyder's order m")
+    if m < 0:
         raise ArgumentValueError("Order of derivative must be positive",
-                                 hint="pass m >= 0")
-    for _ in range(int(m)):
-        n = _shape(p)[0]
-        if n <= 1:
-            return lax.full((0,), 0, _dt(p))
-        coeff = np.arange(n - 1, 0, -1).astype(_dt(p))
-        p = uf.multiply(lax.slice_in_dim(p, 0, n - 1), _constant(coeff))
-    return p
+                                 hint="pass m >= 0 (polyint integrates)")
+    if m == 0:
+        return p
+    n = _shape(p)[0]
+    # as JAX's: the coefficients multiplied once by the product of the m factors, a
+    # product taken in p's dtype (half precision: in float32) as JAX's `prod`
+    dt = _dt(p)
+    wide = np.float32 if dt in (np.float16, dtypes.bfloat16) else dt
+    coeff = (np.arange(m, n, dtype=wide)[None] - np.arange(m, dtype=wide)[:, None]).prod(0)
+    return uf.multiply(lax.slice_in_dim(p, 0, max(n - m, 0)),
+                       _constant(coeff[::-1].astype(dt)))
 
 
 @library_jit(static_argnames=("m",))

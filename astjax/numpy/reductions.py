@@ -29,6 +29,22 @@ def _axes(axis, ndim, name):
     return canonicalize_axes(axis, ndim, name)
 
 
+def _check_where(name, where):
+    """JAX's ValueError for a `where=` mask that is not boolean (a number is not taken
+    as its truth value)."""
+    if where is not None:
+        dt = core.get_aval(asarray_operand(where)).dtype
+        if dt != dtypes.bool_:
+            raise ArgumentValueError(f"jnp.{name}: where must be None or a boolean array; "
+                                     f"got where.dtype=dtype('{np.dtype(dt).name}').",
+                                     hint="pass a bool mask, e.g. where=x > 0")
+
+
+def _static_axis(axis):
+    """A list of axes as a tuple: the same reduction, and a key `library_jit` can hash."""
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
 def _keep(x, axes, in_shape):
     shape = tuple(1 if i in axes else d for i, d in enumerate(in_shape))
     return lax.reshape(x, shape)
@@ -55,6 +71,7 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
     prod) adds JAX's `promote_integers` argument."""
     def reduce(a, axis, dtype, keepdims, initial, where, promote_integers):
         a = asarray(asarray_operand(a))  # a Python scalar: a 0-d array, never a WeakConst
+        _check_where(name, where)
         av = core.get_aval(a)
         axes = _axes(axis, av.ndim, name)
         if not identity and initial is None:
@@ -86,8 +103,9 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
             ident = init(core.get_aval(a).dtype)
             a = _where(broadcast_to_shape(where, av.shape), a, lax.full_like(a, ident))
         half = core.get_aval(a).dtype
-        # sums and products of float16/bfloat16 accumulate in float32, as JAX's
-        wide = upcast_bool and half in (np.float16, dtypes.bfloat16)
+        # sums and products of float16/bfloat16 accumulate in float32 unless `dtype` is
+        # given, as JAX's
+        wide = upcast_bool and dtype is None and half in (np.float16, dtypes.bfloat16)
         r = lax.convert_element_type(a, np.float32) if wide and axes else a
         r = lax_fn(r, axes) if axes else r
         if initial is not None:
@@ -102,13 +120,19 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
         r = lax.convert_element_type(r, half) if wide and axes else r
         return _finish(r, axes, av.shape, keepdims)
 
+    # one executable per signature when called eagerly, as JAX's jitted reductions:
+    # axis, dtype, keepdims and promote_integers static, `initial` and `where` operands
+    reduce.__name__ = name
+    reduce = _library_jit(reduce, static_argnums=(1, 2, 3, 6))
     if upcast_bool:
         def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
               promote_integers=True):
-            return reduce(a, axis, dtype, keepdims, initial, where, promote_integers)
+            return reduce(a, _static_axis(axis), dtype, keepdims, initial, where,
+                          promote_integers)
     else:
         def f(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-            return reduce(a, axis, None, keepdims, initial, where, True)  # (no dtype, as JAX)
+            # (no dtype, as JAX)
+            return reduce(a, _static_axis(axis), None, keepdims, initial, where, True)
     f.__name__ = name
     f.__doc__ = doc
     return f
@@ -192,8 +216,9 @@ amax, amin = max, min
 
 def _bool_reduction(name, lax_fn, doc=None):
     """A `jnp` truth-value reduction (all/any); `doc` becomes its docstring."""
-    def f(a, axis=None, out=None, keepdims=False, where=None):
+    def reduce(a, axis, keepdims, where):
         a = asarray(asarray_operand(a))
+        _check_where(name, where)
         av = core.get_aval(a)
         if dtypes.issubdtype(av.dtype, np.complexfloating):
             a = lax.real(a)   # JAX tests a complex value's real part only
@@ -204,6 +229,11 @@ def _bool_reduction(name, lax_fn, doc=None):
         axes = _axes(axis, av.ndim, name)
         r = lax_fn(a, axes) if axes else a
         return _finish(r, axes, av.shape, keepdims)
+    reduce.__name__ = name
+    reduce = _library_jit(reduce, static_argnums=(1, 2))   # (as JAX's, one executable)
+
+    def f(a, axis=None, out=None, keepdims=False, where=None):
+        return reduce(a, _static_axis(axis), keepdims, where)
     f.__name__ = name
     f.__doc__ = doc
     return f
@@ -269,30 +299,40 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None) -> Arra
       A floating (or complex) array of the means.
 
     Differences from NumPy: integer inputs average in float32 unless x64 is enabled;
-    float16/bfloat16 inputs accumulate in float32 (R16); an empty slice gives NaN with
-    no warning.
+    float16/bfloat16 inputs accumulate in float32 (R16) unless `dtype` is given; an
+    empty slice gives NaN with no warning.
 
     Example:
       >>> import astjax.numpy as jnp
       >>> jnp.mean(jnp.array([[1, 2], [3, 4]]), axis=1)
       Array([1.5, 3.5], dtype=float32)
     """
+    return _mean_jit(a, _static_axis(axis), dtype, out, keepdims, where)
+
+
+@_library_jit(static_argnums=(1, 2, 4))
+def _mean_jit(a, axis, dtype, out, keepdims, where):
+    """`mean`, one executable per signature when called eagerly (JAX's jitted `_mean`)."""
     a = asarray_operand(a)
+    _check_where("mean", where)
     av = core.get_aval(a)
+    # float16/bfloat16 accumulate in float32 unless `dtype` is given, as JAX's
+    upcast = dtype is None
     if dtype is None:
         dtype = dtypes.to_inexact(av.dtype)   # as JAX: int32 -> float32, int64 -> float64
     dtype = dtypes.canonicalize(dtypes.dtype(dtype))
-    comp = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
+    comp = dtypes.float32 if upcast and dtype in (dtypes.float16, dtypes.bfloat16) else dtype
     axes = _axes(axis, av.ndim, "mean")
     if where is None:
         n = _count(av.shape, axes)
-        s = sum(lax.convert_element_type(a, comp), axis=axes, keepdims=keepdims)
+        s = sum(lax.convert_element_type(a, comp), axis=axes, dtype=comp, keepdims=keepdims)
         m = lax.div(s, np.asarray(n, comp)[()] if type(n) is int   # (else symbolic)
                     else lax.convert_element_type(asarray_operand(n), comp))
     else:
         w = broadcast_to_shape(where, av.shape)
-        s = sum(lax.convert_element_type(a, comp), axis=axes, keepdims=keepdims, where=w)
-        m = lax.div(s, sum(lax.convert_element_type(w, comp), axis=axes, keepdims=keepdims))
+        s = sum(lax.convert_element_type(a, comp), axis=axes, dtype=comp, keepdims=keepdims,
+                where=w)
+        m = lax.div(s, sum(w, axis=axes, dtype=comp, keepdims=keepdims))
     return m if comp == dtype else lax.convert_element_type(m, dtype)
 
 
@@ -362,6 +402,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
                                      hint="pass one of them")
         ddof = correction
     a = asarray_operand(a)
+    _check_where("var", where)
     av = core.get_aval(a)
     comp, dtype = _var_dtypes(av.dtype, dtype)
     a = lax.convert_element_type(a, comp)
@@ -414,6 +455,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where, correction, mean=mean))
 
 
+@_library_jit(static_argnames=("axis", "keepdims"))
 def ptp(a, axis=None, out=None, keepdims=False):
     """Peak to peak: `max(a) - min(a)` over the given axes.
 

@@ -678,6 +678,7 @@ def flipud(m):
     return flip(m, 0)
 
 
+@_library_jit(static_argnames=("k", "axes"))
 def rot90(m, k=1, axes=(0, 1)):
     """Rotate `m` by 90 degrees `k` times in the plane `axes`.
     Args: m: array; k: int number of turns; axes: two distinct axes.

@@ -19,7 +19,7 @@ from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
 from ..primitives.gather import GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from .operands import asarray, asarray_operand, promote_dtypes
-from .util import canonicalize_axis
+from .util import canonicalize_axis, library_jit as _library_jit
 
 __all__ = ["argmax", "argmin", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",
            "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "lexsort"]
@@ -107,7 +107,7 @@ def _cumulative(name, lax_fn):
             a = lax.convert_element_type(a, dt)
         return lax_fn(a, axis)
     f.__name__ = name
-    return f
+    return _library_jit(f, static_argnames=("axis", "dtype"))   # (as JAX's: one executable)
 
 
 cumsum = _cumulative("cumsum", lax.cumsum)
@@ -186,6 +186,7 @@ Differs from NumPy: results follow JAX's dtype rules.
 """
 
 
+@_library_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """Sorted copy of an array along an axis.
 
@@ -218,6 +219,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return lax.rev(r, (ax,)) if descending else r
 
 
+@_library_jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
     """Indices that would sort an array along an axis.
 
@@ -253,6 +255,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     return lax.rev(perm, (ax,)) if descending else perm
 
 
+@_library_jit(static_argnames=("axis",))
 def lexsort(keys, axis=-1):
     """Indirect stable sort on several keys; the last key is the primary one.
 

@@ -2,19 +2,11 @@
 Python scalars) in front of the lax primitives."""
 from __future__ import annotations
 
-import inspect
-import re
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
 from .. import core, dtypes, lax, user_warnings
-from ..codegen import eager_programs as _eager, runtime
-from ..codegen.runtime import Array, CommittedArray
 from ..codegen.explicit import broadcast_layouts as _broadcast_layouts
 from ..core import Tracer
-from ..sharding_impls import context_meshes as _context_meshes
 from ..primitives import comparisons as _cmp
 from ..primitives.base import weak_like as _weak_like
 from ..primitives.structural import convert_element_type as _convert
@@ -24,170 +16,9 @@ from .operands import (_dtype, _is_operand, asarray, asarray_operand, broadcast_
                        promote_dtypes_inexact, promote_operands, promote_shapes, result)
 from .sorting import nonzero as _nonzero
 from .ufunc_docs import doc as _doc
+from .ufunc_dispatch import _binary, _unary
 from .util import library_jit as _library_jit
-from .. import typing as _typing  # (`Array` here is the runtime class)
-
-
-# ---- promotion fast path (issue 14): the common operands skip JAX's promotion
-# lattice. An Array or Tracer of a strong (non-weak) dtype needs no conversion for a
-# unary function (an inexact dtype, for the inexact ones), nor beside an operand of
-# the same aval, nor beside a Python float when that float's default dtype is the
-# array's (then promotion makes it exactly `WeakConst(np.asarray(v, dtype))`).
-_INEXACT = frozenset(np.dtype(d) for d in ("float16", "float32", "float64", "complex64",
-                                            "complex128")) | {np.dtype(dtypes.bfloat16)}
-_FLOAT = frozenset(d for d in _INEXACT if d.kind == "f")
-
-
-def _strong(x):
-    """x's aval when x is an Array or Tracer with a strong dtype, else None."""
-    if type(x) is Array or type(x) is CommittedArray or isinstance(x, Tracer):
-        a = x.aval
-        if not a.weak_type:
-            return a
-    return None
-
-
-def _fast_binary(x, y, inexact):
-    """(x, y) promoted as `promote_args(_inexact)` would, or None: not a fast case."""
-    ax, ay = _strong(x), _strong(y)
-    if ax is not None:
-        if ay is not None:
-            if ax.dtype == ay.dtype and ax.shape == ay.shape and (
-                    not inexact or ax.dtype in _INEXACT):
-                return x, y
-        elif type(y) is float and ax.dtype in _FLOAT and \
-                dtypes.python_scalar_dtype(y) == ax.dtype:
-            return x, core.WeakConst(np.asarray(y, ax.dtype))
-    elif ay is not None and type(x) is float and ay.dtype in _FLOAT and \
-            dtypes.python_scalar_dtype(x) == ay.dtype:
-        return core.WeakConst(np.asarray(x, ay.dtype)), y
-    return None
-
-
-# ---- eager programs (issue 14): on concrete single-device Arrays of interned avals,
-# outside staging and with no execute listener (debug_nans), a ufunc whose operands
-# take the fast promotion path runs one compiled program per signature
-# (`codegen/eager_programs.py`: made from `lax_fn` itself, on the signature's second
-# call), so `jnp.sin(z) * 0.5 + y` is one Python layer per op. Python floats travel as
-# weak scalars of the array's dtype (device buffers shared by value; 0.0 and NaN,
-# whose keys are ambiguous, take the op-by-op path). A program is checked against the
-# type of the op-by-op result when it is made.
-_state = core._state
-_x64 = dtypes.config._values
-_programs = _eager.eager_programs
-_interned = runtime.interned_ids
-
-
-def _eager_ok():   # (under set_mesh operations run on its mesh: codegen/spmd.py)
-    return (not _state.builders and not runtime.execute_listeners
-            and not runtime.move_operands and not _context_meshes[0])
-
-
-def _named(f, names):
-    """f, its positional-only parameters shown as `names` (JAX's names, where they
-    differ from the generic ones; a caller cannot pass them by name either way)."""
-    if names is not None:
-        sig = inspect.signature(f)
-        f.__signature__ = sig.replace(parameters=[
-            p.replace(name=n) for p, n in zip(sig.parameters.values(), names)])
-    return f
-
-
-def _unary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
-           doc: str | None = None, names=None) -> Callable[..., _typing.Array]:
-    """A unary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`);
-    `names`: its parameter's name, if JAX's is not `x`."""
-    def f(x, /):
-        if type(x) is Array:
-            prog = _programs.get((f, id(x.aval), _x64["jax_enable_x64"]))
-            if prog is not None and _eager_ok():
-                return prog.run([x._buf])
-        a = _strong(x)
-        if a is not None and (not inexact or a.dtype in _INEXACT):
-            out = lax_fn(x)  # an Array or Tracer in, an Array or Tracer out
-            if type(x) is Array and type(out) is Array and id(a) in _interned and _eager_ok():
-                _eager.eager_program((f, id(a), _x64["jax_enable_x64"]), lax_fn, [x], out.aval)
-            return out
-        x = asarray_operand(x)
-        if inexact:
-            [x] = promote_args_inexact(name, x)
-        elif dtypes.is_weak_scalar(x):
-            [x] = promote_operands([x])
-        return result(lax_fn(x))
-    f.__name__ = name
-    f.__doc__ = _doc(name) if doc is None else doc
-    return _named(f, names)
-
-
-def _binary_key(f, x, y):
-    """The eager-program key of f(x, y) (an Array and an Array or a nonzero,
-    non-NaN Python float), or None."""
-    tx, ty = type(x), type(y)
-    if tx is Array:
-        if ty is Array:
-            return (f, id(x.aval), id(y.aval), _x64["jax_enable_x64"])
-        if ty is float and y == y and y:
-            return (f, id(x.aval), float, _x64["jax_enable_x64"])
-    elif tx is float and ty is Array and x == x and x:
-        return (f, float, id(y.aval), _x64["jax_enable_x64"])
-    return None
-
-
-def _bufs(x, y, prog):
-    """The operands' device buffers for an eager program (floats: shared weak scalars
-    of the program's parameter type)."""
-    if type(x) is float:
-        return [_eager.float_buf(x, prog.in_avals[0]), y._buf]
-    if type(y) is float:
-        return [x._buf, _eager.float_buf(y, prog.in_avals[1])]
-    return [x._buf, y._buf]
-
-
-def _named_operand(e, name, x1, x2):
-    """`e`, naming the jnp function's operand as JAX's does when set_mesh's check refused
-    an operand committed to another device (`x of add`: JAX's ufuncs are jits of their
-    own), where the check named the primitive's (`args[0] of add`)."""
-    committed = [p for p, x in (("x", x1), ("y", x2)) if isinstance(x, CommittedArray)]
-    if not committed or not e.message.startswith(_OTHER_DEVICE):
-        return e
-    message = re.sub(r"argument args\[(\d+)\] of \S+ ", lambda m: "argument "
-                     f"{('x', 'y')[int(m.group(1))] if int(m.group(1)) < 2 else m.group(1)} "
-                     f"of {name} ", e.message)
-    return ArgumentValueError(message, hint=e.hint, loc=e.loc)
-
-
-_OTHER_DEVICE = "Received incompatible devices for jitted computation. Got argument args["
-
-
-def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
-            doc: str | None = None, names=None, keys=None) -> Callable[..., _typing.Array]:
-    """A binary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`);
-    `names`: its parameters' names, if JAX's are not `x1, x2`; `keys`: what it does
-    when an operand is a typed PRNG key array (JAX's `equal` / `not_equal` compare
-    keys), else keys are refused."""
-    def f(x1, x2, /):
-        key = _binary_key(f, x1, x2)
-        if key is not None:
-            prog = _programs.get(key)
-            if prog is not None and _eager_ok():
-                return prog.run(_bufs(x1, x2, prog))
-        try:
-            fast = _fast_binary(x1, x2, inexact)
-            if fast is not None:
-                out = lax_fn(*fast)
-                if key is not None and type(out) is Array and _eager_ok() and all(
-                        type(v) is not Array or id(v.aval) in _interned for v in fast):
-                    _eager.eager_program(key, lax_fn, fast, out.aval)
-                return out
-            if keys is not None and (_is_key_array(x1) or _is_key_array(x2)):
-                return keys(x1, x2)
-            y1, y2 = (promote_args_inexact if inexact else promote_args)(name, x1, x2)
-            return lax_fn(y1, y2)
-        except ArgumentValueError as e:
-            raise _named_operand(e, name, x1, x2) from None
-    f.__name__ = name
-    f.__doc__ = _doc(name) if doc is None else doc
-    return _named(f, names)
+from .. import typing as _typing
 
 
 negative = _unary("negative", lax.neg)
@@ -271,14 +102,8 @@ def abs(x, /) -> _typing.Array:  # noqa: A001
     return lax.abs(x)
 
 
-absolute = abs
-
-
 def invert(x, /):
     return lax.bitwise_not(asarray_operand(x))
-
-
-bitwise_not = bitwise_invert = invert
 
 
 def logical_not(x, /):
@@ -315,17 +140,11 @@ def left_shift(x, y, /):
     return lax.shift_left(*_numeric(promote_args("left_shift", x, y)))   # bools as ints
 
 
-bitwise_left_shift = left_shift
-
-
 def right_shift(x1, x2, /):
     x1, x2 = _numeric(promote_args("right_shift", x1, x2))   # bools as ints (JAX's)
     if dtypes.issubdtype(core.get_aval(x1).dtype, np.unsignedinteger):
         return lax.shift_right_logical(x1, x2)
     return lax.shift_right_arithmetic(x1, x2)
-
-
-bitwise_right_shift = right_shift
 
 
 def _logical(name, fn, doc=None):
@@ -417,6 +236,11 @@ def power(x1, x2, /):
                                               or np.asarray(k).dtype == np.bool_):
         [x1] = _numeric(promote_operands([x1]))
         return lax.integer_pow(x1, int(k))
+    return _power(x1, x2)
+
+
+def _power(x1, x2):
+    """`power` but for a concrete integer exponent (cases 2-4): JAX's jitted `_power`."""
     xp, yp = _numeric(promote_args("power", x1, x2))
     if not dtypes.is_inexact(core.get_aval(xp).dtype):
         return _int_power(xp, yp)
@@ -503,9 +327,6 @@ def around(a, decimals=0, out=None):
     return true_divide(lax.round(multiply(a, f), lax.RoundingMethod.TO_NEAREST_EVEN), f)
 
 
-round = around  # noqa: A001
-
-
 def isnan(x, /):
     [x] = promote_operands([asarray_operand(x)])
     return lax.ne(x, x)  # also for integers: False, weak for a weak x (as JAX)
@@ -570,11 +391,21 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """
     if x is None and y is None:
         return _nonzero(condition, size=size, fill_value=fill_value)
+    if _is_key_array(x) or _is_key_array(y):
+        return _keys_where(_truth(condition), x, y)
+    return _select(condition, x, y)
+
+
+def _truth(condition):
     condition = asarray_operand(condition)
     if core.get_aval(condition).dtype != dtypes.bool_:
         condition = not_equal(condition, 0)
-    if _is_key_array(x) or _is_key_array(y):
-        return _keys_where(condition, x, y)
+    return condition
+
+
+def _select(condition, x, y):
+    """The three-operand `where` of numbers (JAX's jitted `_where`)."""
+    condition = _truth(condition)
     x, y = promote_operands([asarray_operand(x), asarray_operand(y)])
     # JAX broadcasts the three operands as `broadcast_arrays` does (a ValueError)
     # (a rank-0 condition is not broadcast: select takes it as it is, as JAX's)
@@ -710,7 +541,13 @@ radians, degrees = deg2rad, rad2deg
 
 def log2(x, /):
     [x] = promote_args_inexact("log2", x)
-    return lax.div(lax.log(x), _strong_const(x, np.log(2.0)))
+    # as JAX's: divided by log(2) computed by XLA, a complex value part by part
+    r = lax.log(x)
+    if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+        re, im = lax.real(r), lax.imag(r)
+        ln2 = lax.log(_strong_const(re, 2))
+        return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
+    return lax.div(r, lax.log(_strong_const(x, 2)))
 
 
 def _strong_const(x, v):
@@ -731,7 +568,13 @@ def _lax_const(x, v):
 
 def log10(x, /):
     [x] = promote_args_inexact("log10", x)
-    return lax.div(lax.log(x), _strong_const(x, np.log(10.0)))
+    # as JAX's: multiplied by 1 / log(10) in the real dtype, a complex value part by part
+    r = lax.log(x)
+    if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+        re, im = lax.real(r), lax.imag(r)
+        k = _strong_const(re, 0.4342944819032518)
+        return lax.complex(lax.mul(re, k), lax.mul(im, k))
+    return lax.mul(r, _strong_const(x, 0.4342944819032518))
 
 
 def logaddexp(x, y, /):
@@ -793,6 +636,15 @@ for _f in (trunc, abs, invert, logical_not, left_shift, right_shift, floor_divid
 del _f
 # the composite ones JAX jits: an eager first call compiles once, not once per operation
 (logaddexp, logaddexp2, divmod, remainder, floor_divide, copysign, fmax, fmin, heaviside, hypot,
- sinc, signbit) = map(_library_jit, (logaddexp, logaddexp2, divmod, remainder, floor_divide,
-                                    copysign, fmax, fmin, heaviside, hypot, sinc, signbit))
+ sinc, signbit, trunc, logical_and, logical_or, logical_xor, logical_not, fmod, _power,
+ float_power, isinf, isposinf, isneginf, log2, log10, clip, _select, left_shift, right_shift,
+ square, reciprocal, rint, isnan, abs, invert) = map(_library_jit, (
+    logaddexp, logaddexp2, divmod, remainder, floor_divide, copysign, fmax, fmin, heaviside,
+    hypot, sinc, signbit, trunc, logical_and, logical_or, logical_xor, logical_not, fmod, _power,
+    float_power, isinf, isposinf, isneginf, log2, log10, clip, _select, left_shift,
+    right_shift, square, reciprocal, rint, isnan, abs, invert))
+around = _library_jit(around, static_argnames=("decimals",))
+round = around  # noqa: A001
+absolute, bitwise_not, bitwise_invert, bitwise_left_shift, bitwise_right_shift = (
+    abs, invert, invert, left_shift, right_shift)
 mod = remainder   # (its alias: `jnp.mod`)

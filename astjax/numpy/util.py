@@ -28,7 +28,7 @@ from .. import core, lax
 from ..api import device_put, jit
 from ..primitives.untyped_made import not_made_here
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
-                      AxisError, TracerIntegerConversionError)
+                      AxisError, ScalarOverflowError, TracerIntegerConversionError)
 from ..primitives.structural import out_layout
 from ..sharding import (AxisType, NamedSharding, PartitionSpec, auto_axes, get_abstract_mesh,
                         reshard)
@@ -80,7 +80,16 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
             hash(tuple(statics))
         except TypeError:  # e.g. an array where a static value is usual: run unjitted
             return fn(*args, **kwargs)
-        return jitted(*args, **kwargs)
+        try:
+            return jitted(*args, **kwargs)
+        except OverflowError as e:   # a Python int too wide for its weak type
+            if isinstance(e, AstjaxError):
+                raise
+            raise ScalarOverflowError(str(e), hint="pass an array of a wider dtype") from None
+        except ArgumentTypeError:
+            # an argument `jit` does not take (an object with `__jax_array__`, ...): the
+            # function's own conversion decides, op by op (its error, or its value)
+            return fn(*args, **kwargs)
     call.__wrapped__ = fn
     return call
 

@@ -36,6 +36,7 @@ from ... import core, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
 from ...errors import ArgumentValueError, DTypeError
+from ...numpy.util import library_jit
 from .faddeeva import _wofz
 from .gamma_zeta import _inexact, _is_complex, _real_arg
 
@@ -223,6 +224,7 @@ def _spence_jvp(primals, tangents):
 _spence.defjvp(_spence_jvp)
 
 
+@library_jit   # (one executable per signature when called eagerly; the same bits)
 def spence(x):
     """Spence's function `integral_1^x log(t) / (1 - t) dt = Li2(1 - x)`, elementwise
     (NaN for x < 0 and at +inf, pi^2/6 at 0).
