@@ -167,13 +167,13 @@ ALLOWED = {
         "error": ("ArgumentError ArgumentTypeError ArgumentValueError ArgumentZeroDivisionError"
                   " AxisError AxisNameError ConcretizationError NotImplementedInAstjaxError"
                   " ReductionError ShapeError ShapeValueError"),
-        "helper": ("Array CommittedArray Tracer asarray_operand broadcast_to_shape canonical_dim"
+        "helper": ("Array Tracer asarray_operand broadcast_to_shape canonical_dim"
                   " canonicalize_axes canonicalize_axis check_python_ints contraction_path flatten"
                   " full_bool is_symbolic_dim jax_array_protocol layouts_of operator_index"
                   " out_sharding_arg placed_like promote_args promote_args_inexact promote_dtypes"
                   " promote_dtypes_inexact promote_operands promote_shapes result static_int"
                   " symbolic_quotient take_static typed_like typeof with_device with_out_sharding"),
-        "module": "core dtypes lax runtime user_warnings",
+        "module": "core dtypes lax user_warnings",
     },
     "jax.numpy.linalg": {
         "helper": ("EigResult EighResult QRResult SVDResult SlogdetResult asarray_operand bind"
