@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -153,7 +154,6 @@ def test_background_commit_errors_surface():
     def fail():
         raise OSError("disk full")
     x = astjax.numpy.arange(4.0)
-    import tempfile
     with tempfile.TemporaryDirectory() as d:
         mgr.serialize([x], [serialization.get_tensorstore_spec(d + "/x")],
                       on_commit_callback=fail)
@@ -162,33 +162,65 @@ def test_background_commit_errors_surface():
         mgr.wait_until_finished()
 
 
+def test_manager_base_is_abstract_and_refuses_virtual_subclasses():
+    """orbax checks `isinstance(c, GlobalAsyncCheckpointManagerBase)`: the base cannot
+    be instantiated and, as JAX's `StrictABC`, refuses `register`."""
+    base = serialization.GlobalAsyncCheckpointManagerBase
+    with pytest.raises(TypeError, match="abstract"):
+        base()
+    with pytest.raises(NotImplementedError, match="virtual subclasses"):
+        base.register(dict)
+    assert not isinstance({}, base)
+    assert isinstance(serialization.GlobalAsyncCheckpointManager(), base)
+
+
+_ORBAX_PROG = """
+import json, sys
+import numpy as np
+import jax, jax.numpy as jnp
+import orbax.checkpoint as ocp
+mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x", "y"))
+one = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+tree = {"w": jax.device_put(jnp.arange(32.0).reshape(8, 4) - 5, split),
+        "b": jax.device_put(jnp.arange(3, dtype=jnp.int32), one),
+        "s": {"k": jax.device_put(jnp.float32(2.5), one)}}
+ckptr = ocp.StandardCheckpointer()
+if sys.argv[1] == "save":
+    ckptr.save(sys.argv[2], tree)
+    ckptr.wait_until_finished()
+target = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding),
+                      tree)
+back = ckptr.restore(sys.argv[2], target)
+print(json.dumps({
+    "same": jax.tree.all(jax.tree.map(
+        lambda a, b: bool((np.asarray(a) == np.asarray(b)).all()) and a.dtype == b.dtype,
+        tree, back)),
+    "w_split": back["w"].sharding == split, "version": ocp.__version__}))
+"""
+
+
 @pytest.mark.skipif(importlib.util.find_spec("orbax") is None, reason="needs orbax-checkpoint")
 def test_orbax_standard_checkpointer_under_astjax(tmp_path):
     """`import orbax.checkpoint` under astjax, and a `StandardCheckpointer` round trip of
-    a pytree with a sharded leaf: values, dtypes and shardings back."""
+    a pytree with a leaf split over 8 devices: values, dtypes and shardings back; where
+    JAX is installed, a checkpoint orbax saved under JAX restores under astjax and the
+    reverse."""
     prog = tmp_path / "prog.py"
-    prog.write_text(textwrap.dedent(f"""
-        import json
-        import numpy as np
-        import jax, jax.numpy as jnp
-        import orbax.checkpoint as ocp
-        mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
-        split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x", "y"))
-        tree = {{"w": jax.device_put(jnp.arange(32.0).reshape(8, 4) - 5, split),
-                 "b": jnp.arange(3, dtype=jnp.int32), "s": {{"k": jnp.float32(2.5)}}}}
-        ckptr = ocp.StandardCheckpointer()
-        ckptr.save({str(tmp_path / "ckpt")!r}, tree)
-        ckptr.wait_until_finished()
-        target = jax.tree.map(
-            lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding), tree)
-        back = ckptr.restore({str(tmp_path / "ckpt")!r}, target)
-        print(json.dumps({{
-            "same": jax.tree.all(jax.tree.map(lambda a, b: bool((a == b).all()) and
-                                              a.dtype == b.dtype, tree, back)),
-            "w_split": back["w"].sharding == split, "version": ocp.__version__}}))"""))
-    env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="8", TF_CPP_MIN_LOG_LEVEL="3")
-    p = subprocess.run([sys.executable, "-m", "astjax", "run", str(prog)], env=env,
-                       capture_output=True, text=True, cwd=tmp_path, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    got = json.loads(p.stdout.strip().splitlines()[-1])
-    assert got["same"] and got["w_split"], got
+    prog.write_text(_ORBAX_PROG)
+    env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="8", TF_CPP_MIN_LOG_LEVEL="3",
+               XLA_FLAGS="--xla_force_host_platform_device_count=8")
+
+    def run(astjax_, *args):
+        cmd = [sys.executable] + (["-m", "astjax", "run"] if astjax_ else []) + [str(prog)]
+        p = subprocess.run(cmd + [str(a) for a in args], env=env, capture_output=True,
+                           text=True, cwd=tmp_path, timeout=600)
+        assert p.returncode == 0, p.stderr[-3000:]
+        got = json.loads(p.stdout.strip().splitlines()[-1])
+        assert got["same"] and got["w_split"], got
+
+    run(True, "save", tmp_path / "by_astjax")
+    if importlib.util.find_spec("jax") is not None:
+        run(False, "restore", tmp_path / "by_astjax")
+        run(False, "save", tmp_path / "by_jax")
+        run(True, "restore", tmp_path / "by_jax")

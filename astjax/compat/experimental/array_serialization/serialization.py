@@ -81,7 +81,15 @@ def _get_key(key: int) -> str:
     return f"tensorstore_checkpoint_{key}"
 
 
-class GlobalAsyncCheckpointManagerBase(abc.ABC):
+class _NoVirtualSubclasses(abc.ABCMeta):
+    """An ABC metaclass refusing `register` (JAX's `StrictABC`): only real
+    subclasses are instances."""
+
+    def register(cls, subclass):
+        raise NotImplementedError(f"{cls} does not support virtual subclasses")
+
+
+class GlobalAsyncCheckpointManagerBase(metaclass=_NoVirtualSubclasses):
     """The interface of a manager of asynchronous array checkpoints: `serialize`
     starts one (waiting for the previous one first), `check_for_errors` re-raises,
     without blocking, what the background commit raised, `wait_until_finished`
