@@ -97,8 +97,12 @@ def test_metadata_and_spec_checks():
     tensorstore_impl.verify_tensorstore_spec(spec, x, "/c/x", ocdbt=False)
     with pytest.raises(ValueError, match="does not match the spec path"):
         tensorstore_impl.verify_tensorstore_spec(spec, x, "/c/y", ocdbt=False)
-    with pytest.raises(ValueError, match="Checkpoint path should be absolute"):
+    with pytest.raises(ValueError, match="Checkpoint path should be absolute") as e:
         tensorstore_impl.get_tensorstore_spec("rel/x")
+    assert isinstance(e.value, astjax.errors.AstjaxError) and __file__ in str(e.value)
+    with pytest.raises(TypeError, match="an instance of `jax.sharding.Sharding`") as e:
+        serialization.run_deserialization(["not a sharding"], [spec])
+    assert isinstance(e.value, astjax.errors.AstjaxError)
     assert serialization._get_metadata(x) == {"compressor": {"id": "zstd"}, "shape": (8, 6),
                                               "chunks": [8 // n, 6]}
     assert serialization.is_remote_storage(rec.specs(astjax)["zarr3 ocdbt gs://bucket/dir/c"])

@@ -28,6 +28,8 @@ import astjax as _astjax
 from astjax import dtypes as _dtypes
 from astjax import tree_util as _tree_util
 from astjax.compat.experimental.layout import Format
+from astjax.errors import (ArgumentTypeError, ArgumentValueError, SourceInfo,
+                           caller_location)
 from astjax.sharding import Sharding, SingleDeviceSharding
 
 __all__ = ["get_tensorstore_spec", "async_serialize", "async_deserialize",
@@ -51,6 +53,13 @@ _TS_CHUNK_LAYOUT = ts.ChunkLayout(chunk=ts.ChunkLayout.Grid(elements=100_000_000
 _BUCKET_URL = {"gs": "gcs", "s3": "s3"}
 
 logger = logging.getLogger(__name__)
+
+
+def _bad_value(message, *, located=True):
+    """JAX's ValueError, at the caller's line (`located=False` inside a coroutine,
+    where the caller is the event loop)."""
+    return ArgumentValueError(message, hint="", loc=caller_location() if located else
+                              SourceInfo())
 
 
 class _LimitInFlightBytes:
@@ -139,7 +148,7 @@ def _metadata(global_shape, dtype, local_shape, is_remote, file_size_target, dri
     if driver == "zarr":   # (zarr's dtype sits in the spec itself)
         return {"compressor": {"id": "zstd"}, "shape": global_shape,
                 "chunks": [max(1, int(d)) for d in local_shape]}
-    raise ValueError(f"Unsupported driver: {driver}")
+    raise _bad_value(f"Unsupported driver: {driver}")
 
 
 def merge_nested_ts_specs(dict1: dict, dict2: dict | None) -> dict:
@@ -155,25 +164,25 @@ def verify_tensorstore_spec(spec: dict, arr, path, ocdbt: bool,
     """ValueError unless `spec` stores `arr` at `path`: OCDBT when asked, the dtype,
     shape and (zarr3) a chunk dividing the shard shape in its metadata, the path."""
     if ocdbt and spec.get("kvstore", {}).get("driver", "") != "ocdbt":
-        raise ValueError(f"Expected ocdbt driver, got {spec=}")
+        raise _bad_value(f"Expected ocdbt driver, got {spec=}")
     if check_metadata:
         if arr is None:
-            raise ValueError("Array is required for metadata verification.")
+            raise _bad_value("Array is required for metadata verification.")
         meta, zarr3 = spec["metadata"], spec.get("driver", "") == "zarr3"
         if zarr3 and meta["data_type"] != np.dtype(arr.dtype).name:
-            raise ValueError(f"Provided dtype ({meta['data_type']=}) doesn't match "
+            raise _bad_value(f"Provided dtype ({meta['data_type']=}) doesn't match "
                              f"({arr.dtype=})")
         if "shape" in meta and tuple(meta["shape"]) != tuple(arr.shape):
-            raise ValueError(f"Provided shape ({meta['shape']=}) doesn't match "
+            raise _bad_value(f"Provided shape ({meta['shape']=}) doesn't match "
                              f"({arr.shape=})")
         if zarr3:
             chunk = meta["chunk_grid"]["configuration"]["chunk_shape"]
             if any(d % c for d, c in zip(_local_shape(arr), chunk)):
-                raise ValueError(f"Provided chunk shape {chunk} does not divide the "
+                raise _bad_value(f"Provided chunk shape {chunk} does not divide the "
                                  f"local shape of the array {_local_shape(arr)}")
     found = spec["kvstore"]["base"]["path"] if ocdbt else spec["kvstore"]["path"]
     if str(found) != str(path):
-        raise ValueError(f"Provided {path=} does not match the spec path: "
+        raise _bad_value(f"Provided {path=} does not match the spec path: "
                          f"{spec['kvstore']}")
 
 
@@ -187,7 +196,7 @@ def _bucket_kvstore(path: str) -> dict:
     scheme = path.split(":", 1)[0]
     m = re.fullmatch(rf"{scheme}://([^/]*)/(.*)", path, re.DOTALL)
     if m is None:
-        raise ValueError("The ckpt_path should contain the bucket name and the file "
+        raise _bad_value("The ckpt_path should contain the bucket name and the file "
                          f"path inside the bucket. Got: {path}")
     return {"driver": _BUCKET_URL[scheme], "bucket": m.group(1), "path": m.group(2)}
 
@@ -210,13 +219,13 @@ def get_tensorstore_spec(ckpt_path, ocdbt: bool = True, process_idx: int | None 
         whole = path
         path, entry = os.path.split(path)
         if remote and re.fullmatch(rf"{remote}://([^/]*)/(.*)", path) is None:
-            raise ValueError("Using OCDBT requires the bucket name, the directory name "
+            raise _bad_value("Using OCDBT requires the bucket name, the directory name "
                              f"and the array name, your path is: {whole}")
     base = _bucket_kvstore(path) if remote else {"driver": _DEFAULT_BASE_DRIVER,
                                                  "path": path}
     if ocdbt:
         if not remote and not os.path.isabs(path):
-            raise ValueError(f"Checkpoint path should be absolute. Got {path}")
+            raise _bad_value(f"Checkpoint path should be absolute. Got {path}")
         kvstore = {"driver": "ocdbt", "base": base, "path": entry}
     else:
         kvstore = base
@@ -243,7 +252,7 @@ async def async_serialize(arr_inp, tensorstore_spec, commit_future=None,
                           context=_TS_CONTEXT, chunk_layout=_TS_CHUNK_LAYOUT,
                           primary_host: int | None = None, replica_id: int = 0,
                           transaction=None):
-    """Write `arr_inp` (an array, or a NumPy array) to `tensorstore_spec` (completed
+    """Write `arr_inp` (an array: NumPy's have no shards, AttributeError) to `tensorstore_spec` (completed
     in place with its metadata, and its dtype for `zarr`). This process writes the
     shards of replica `replica_id` it holds. With a list `commit_future`, the
     writes' commit futures are appended to it and this returns once the data is
@@ -251,11 +260,11 @@ async def async_serialize(arr_inp, tensorstore_spec, commit_future=None,
     process) is the process that creates the store."""
     if isinstance(arr_inp, _astjax.Array) and _astjax.process_count() > 1 and \
             arr_inp.is_fully_addressable:
-        raise ValueError(
+        raise _bad_value(
             "Passing fully addressable arrays to a multiprocess serialization is not "
             "allowed, as this may lead to a race condition between processes. "
             "Serialization have failed for the array with the path from kvstore: "
-            f"\"{tensorstore_spec['kvstore']}\".")
+            f"\"{tensorstore_spec['kvstore']}\".", located=False)
     if not _spec_has_metadata(tensorstore_spec):
         tensorstore_spec["metadata"] = _get_tensorstore_metadata(
             arr_inp, driver=tensorstore_spec["driver"])
@@ -271,8 +280,6 @@ async def async_serialize(arr_inp, tensorstore_spec, commit_future=None,
             await created
     # (no I/O: the metadata is the spec's, whoever created the store)
     store = await ts.open(ts.Spec(tensorstore_spec), assume_metadata=True, **opening)
-    shards = arr_inp.addressable_shards if hasattr(arr_inp, "addressable_shards") else \
-        [_WholeShard(np.asarray(arr_inp))]
 
     async def write(shard):
         if shard.replica_id != replica_id:
@@ -287,15 +294,7 @@ async def async_serialize(arr_inp, tensorstore_spec, commit_future=None,
         else:
             await written.commit
 
-    return await asyncio.gather(*(write(s) for s in shards))
-
-
-class _WholeShard:
-    """A NumPy array seen as its one shard."""
-
-    def __init__(self, data):
-        self.data, self.replica_id = data, 0
-        self.index = tuple(slice(None) for _ in data.shape)
+    return await asyncio.gather(*(write(s) for s in arr_inp.addressable_shards))
 
 
 def _run_serialization(arrays, tensorstore_specs):
@@ -330,8 +329,10 @@ def _in_sharding_and_layout(in_type, dtype):
         return (in_type.sharding, getattr(fmt, "layout", None),
                 in_type.dtype if dtype is None else dtype)
     if not isinstance(in_type, Sharding):
-        raise TypeError("sharding passed to deserialization should be specified, concrete "
-                        f"and an instance of `jax.sharding.Sharding`. Got {in_type}")
+        raise ArgumentTypeError(
+            "sharding passed to deserialization should be specified, concrete and an "
+            f"instance of `jax.sharding.Sharding`. Got {in_type}", hint="",
+            loc=SourceInfo())   # (raised in a coroutine: no user line to point at)
     return in_type, None, dtype
 
 
