@@ -178,6 +178,13 @@ def test_manager_base_is_abstract_and_refuses_virtual_subclasses():
     assert isinstance(serialization.GlobalAsyncCheckpointManager(), base)
 
 
+def test_no_preemption_sync_point_alone():
+    """Outside a multi-process job no preemption sync point is ever reached (JAX's
+    False; orbax's CheckpointManager asks at every save)."""
+    from astjax.compat.experimental import multihost_utils
+    assert multihost_utils.reached_preemption_sync_point(3) is False
+
+
 _ORBAX_PROG = """
 import json, sys
 import numpy as np
@@ -190,9 +197,17 @@ tree = {"w": jax.device_put(jnp.arange(32.0).reshape(8, 4) - 5, split),
         "b": jax.device_put(jnp.arange(3, dtype=jnp.int32), one),
         "s": {"k": jax.device_put(jnp.float32(2.5), one)}}
 ckptr = ocp.StandardCheckpointer()
+steps = None
 if sys.argv[1] == "save":
     ckptr.save(sys.argv[2], tree)
     ckptr.wait_until_finished()
+    mngr = ocp.CheckpointManager(sys.argv[2] + "_steps",
+                                 options=ocp.CheckpointManagerOptions(max_to_keep=2))
+    for step in range(3):
+        mngr.save(step, args=ocp.args.StandardSave(jax.tree.map(lambda a: a + step, tree)))
+    mngr.wait_until_finished()
+    last = mngr.restore(mngr.latest_step(), args=ocp.args.StandardRestore(tree))
+    steps = [mngr.all_steps(), float(last["w"][0, 0]), int(last["b"][2])]
 target = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding),
                       tree)
 back = ckptr.restore(sys.argv[2], target)
@@ -200,7 +215,7 @@ print(json.dumps({
     "same": jax.tree.all(jax.tree.map(
         lambda a, b: bool((np.asarray(a) == np.asarray(b)).all()) and a.dtype == b.dtype,
         tree, back)),
-    "w_split": back["w"].sharding == split, "version": ocp.__version__}))
+    "w_split": back["w"].sharding == split, "version": ocp.__version__, "steps": steps}))
 """
 
 
@@ -222,8 +237,10 @@ def test_orbax_standard_checkpointer_under_astjax(tmp_path):
         assert p.returncode == 0, p.stderr[-3000:]
         got = json.loads(p.stdout.strip().splitlines()[-1])
         assert got["same"] and got["w_split"], got
+        return got
 
-    run(True, "save", tmp_path / "by_astjax")
+    # (a CheckpointManager too: it asks multihost_utils.reached_preemption_sync_point)
+    assert run(True, "save", tmp_path / "by_astjax")["steps"] == [[1, 2], -3.0, 4]
     if importlib.util.find_spec("jax") is not None:
         run(False, "restore", tmp_path / "by_astjax")
         run(False, "save", tmp_path / "by_jax")

@@ -27,7 +27,8 @@ import astjax as _astjax
 from astjax import monitoring as _monitoring
 from astjax import tree_util as _tree_util
 from astjax.compat._src.distributed import global_state as _global_state
-from astjax.errors import ArgumentValueError, caller_location
+from astjax.errors import (ArgumentValueError as _ArgumentValueError,
+                           caller_location as _caller_location)
 
 from . import tensorstore_impl as ts_impl
 from .tensorstore_impl import (_DEFAULT_BASE_DRIVER as _DEFAULT_DRIVER,  # noqa: F401
@@ -125,7 +126,7 @@ class AsyncManager:
         self._exception = None
         self._on_commit_callback = None
         if _astjax.process_count() > 1 and _global_state.client is None:
-            raise ArgumentValueError(_DISTRIBUTED_SYSTEM_MSG, hint="", loc=caller_location())
+            raise _ArgumentValueError(_DISTRIBUTED_SYSTEM_MSG, hint="", loc=_caller_location())
         self._client = _global_state.client
         self._count = None
 

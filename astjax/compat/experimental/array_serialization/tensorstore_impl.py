@@ -28,9 +28,10 @@ import astjax as _astjax
 from astjax import dtypes as _dtypes
 from astjax import tree_util as _tree_util
 from astjax.compat.experimental.layout import Format
-from astjax.errors import (ArgumentTypeError, ArgumentValueError, SourceInfo,
-                           caller_location)
-from astjax.sharding import Sharding, SingleDeviceSharding
+from astjax.errors import (ArgumentTypeError as _ArgumentTypeError,
+                           ArgumentValueError as _ArgumentValueError, SourceInfo as _SourceInfo,
+                           caller_location as _caller_location)
+from astjax.sharding import Sharding as _Sharding, SingleDeviceSharding as _SingleDevice
 
 __all__ = ["get_tensorstore_spec", "async_serialize", "async_deserialize",
            "estimate_read_memory_footprint", "merge_nested_ts_specs",
@@ -58,8 +59,8 @@ logger = logging.getLogger(__name__)
 def _bad_value(message, *, located=True):
     """JAX's ValueError, at the caller's line (`located=False` inside a coroutine,
     where the caller is the event loop)."""
-    return ArgumentValueError(message, hint="", loc=caller_location() if located else
-                              SourceInfo())
+    return _ArgumentValueError(message, hint="", loc=_caller_location() if located else
+                              _SourceInfo())
 
 
 class _LimitInFlightBytes:
@@ -328,11 +329,11 @@ def _in_sharding_and_layout(in_type, dtype):
         fmt = getattr(in_type, "format", None)
         return (in_type.sharding, getattr(fmt, "layout", None),
                 in_type.dtype if dtype is None else dtype)
-    if not isinstance(in_type, Sharding):
-        raise ArgumentTypeError(
+    if not isinstance(in_type, _Sharding):
+        raise _ArgumentTypeError(
             "sharding passed to deserialization should be specified, concrete and an "
             f"instance of `jax.sharding.Sharding`. Got {in_type}", hint="",
-            loc=SourceInfo())   # (raised in a coroutine: no user line to point at)
+            loc=_SourceInfo())   # (raised in a coroutine: no user line to point at)
     return in_type, None, dtype
 
 
@@ -361,7 +362,7 @@ async def async_deserialize(in_type, tensorstore_spec, global_shape=None, dtype=
         out = np.zeros(shard_shape, dtype=stored)
         await ts.array(out)[ts.d[:].translate_to[wanted.origin]][present].write(t[present])
         out = out.astype(dtype)
-        target = SingleDeviceSharding(device)
+        target = _SingleDevice(device)
         placed = _astjax.device_put(out, target if layout is None else Format(layout, target))
         if byte_limiter is not None:
             await byte_limiter.release_bytes(nbytes)
