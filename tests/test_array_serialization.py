@@ -2,12 +2,14 @@
 0.10.2 writes (tests/oracle/array_serialization/, recorded by
 tests/oracle/record_array_serialization.py: zarr and zarr3 stores, sharded over 8
 devices, replicated, on one device), writes the same files JAX writes, and real JAX
-reads what astjax wrote; `get_tensorstore_spec` gives JAX's specs; orbax-checkpoint
+reads what astjax wrote; a job of two processes writes one checkpoint (the commit
+barrier); `get_tensorstore_spec` gives JAX's specs; orbax-checkpoint
 imports and saves / restores a pytree under `python -m astjax run`. Skipped without
 tensorstore (an optional dependency, as in JAX)."""
 import importlib.util
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -245,3 +247,55 @@ def test_orbax_standard_checkpointer_under_astjax(tmp_path):
         run(False, "restore", tmp_path / "by_astjax")
         run(False, "save", tmp_path / "by_jax")
         run(True, "restore", tmp_path / "by_jax")
+
+
+_JOB_WORKER = """
+import json, os, sys
+import numpy as np
+import astjax
+from astjax.compat.experimental.array_serialization import serialization
+pid, port, root = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+astjax.distributed.initialize(f"127.0.0.1:{port}", 2, pid)
+mesh = astjax.sharding.Mesh(np.array(astjax.devices()), ("x",))
+split = astjax.sharding.NamedSharding(mesh, astjax.sharding.PartitionSpec("x"))
+whole = np.arange(24, dtype=np.float32).reshape(8, 3)
+x = astjax.make_array_from_callback(whole.shape, split, lambda idx: whole[idx])
+spec = serialization.get_tensorstore_spec(root + "/x")
+mgr = serialization.GlobalAsyncCheckpointManager(timeout_secs=60)
+mgr.serialize([x], [spec], on_commit_callback=lambda: open(root + "/COMMITTED", "w").close())
+mgr.wait_until_finished()
+committed = os.path.exists(root + "/COMMITTED")   # (process 0 made it before the key)
+(y,) = mgr.deserialize([split], [serialization.get_tensorstore_spec(root + "/x")])
+same = all(bool((np.asarray(s.data) == whole[s.index]).all()) for s in y.addressable_shards)
+print(json.dumps({"committed": committed, "same": same,
+                  "shards": len(y.addressable_shards)}))
+"""
+
+
+def test_two_processes_write_one_checkpoint(tmp_path):
+    """A job of two processes (2 devices each) writes one array split over all four:
+    each writes its shards, process 0 runs the commit callback after the barrier, both
+    wait for it and read their shards back; the store holds the whole array."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="2", TF_CPP_MIN_LOG_LEVEL="3",
+               PYTHONPATH=str(ROOT))
+    procs = [subprocess.Popen([sys.executable, "-c", _JOB_WORKER, str(i), str(port),
+                               str(tmp_path)], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for i in range(2)]
+    outs = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=300)
+            assert p.returncode == 0, err[-3000:]
+            outs.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()   # (by PID: only the processes this test started)
+                p.wait()
+    assert outs == [{"committed": True, "same": True, "shards": 2}] * 2
+    stored = ts.open(serialization.get_tensorstore_spec(str(tmp_path / "x"))).result()
+    np.testing.assert_array_equal(stored.read().result(),
+                                  np.arange(24, dtype=np.float32).reshape(8, 3))
