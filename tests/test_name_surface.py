@@ -30,6 +30,10 @@ from astjax.errors import AstjaxError
 ORACLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle",
                       "name_surface.json")
 
+# what a served module may need, as JAX's does (jax.experimental.array_serialization's
+# `serialization` / `tensorstore_impl`: tensorstore); without it the module is not served
+OPTIONAL_DEPENDENCIES = {"tensorstore"}
+
 REASONS = {
     "error": "an astjax error class the module raises, imported into it at module level "
              "(each is also the builtin class JAX raises there)",
@@ -387,7 +391,11 @@ def _served():
               if not any(p.startswith("_") for p in m.name.split("."))}
     served = {"jax": jax_alias._jax_module()}
     for name in sorted(names):
-        served[name] = importlib.import_module(jax_alias._target_name(name))
+        try:
+            served[name] = importlib.import_module(jax_alias._target_name(name))
+        except ModuleNotFoundError as e:   # (JAX's too needs it: not in the oracle then)
+            if e.name not in OPTIONAL_DEPENDENCIES:
+                raise
     return served
 
 

@@ -1,7 +1,7 @@
 """`jax.experimental.multihost_utils`: host values across the processes of a job
 (`astjax.distributed`): `process_allgather`, `broadcast_one_to_all`,
 `sync_global_devices`, `host_local_array_to_global_array`,
-`global_array_to_host_local_array`.
+`global_array_to_host_local_array`, `reached_preemption_sync_point`.
 
 Each is one partitioned program over every device of the job: a process's value
 is laid out on its own devices (one row per device), the program replicates the
@@ -13,13 +13,17 @@ from __future__ import annotations
 import numpy as np
 
 import astjax as _astjax
+from astjax import distributed as _distributed
 from astjax import tree_util as _tree_util
 from astjax.codegen import sharded as _sharded
+from astjax.errors import (NotImplementedInAstjaxError as _NotImplementedInAstjaxError,
+                           caller_location as _caller_location)
 from astjax.sharding import (Mesh as _Mesh, NamedSharding as _NamedSharding,
                              PartitionSpec as _PartitionSpec)
 
 __all__ = ["process_allgather", "broadcast_one_to_all", "sync_global_devices",
-           "host_local_array_to_global_array", "global_array_to_host_local_array"]
+           "host_local_array_to_global_array", "global_array_to_host_local_array",
+           "reached_preemption_sync_point"]
 
 _AXIS = "processes"
 
@@ -103,3 +107,17 @@ def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
         return out
     return _tree_util.tree_map(local, global_inputs, pspecs,
                               is_leaf=lambda s: isinstance(s, _PartitionSpec))
+
+
+def reached_preemption_sync_point(step_id: int) -> bool:
+    """Whether every process reached the step at which to checkpoint after a
+    preemption notice (orbax's `CheckpointManager.should_save` asks at each save).
+    Alone (no `jax.distributed.initialize`): False, as JAX. In a job, JAX asks its
+    preemption sync manager; astjax's distributed runtime starts none: a located
+    NotImplementedError (a RuntimeError, as JAX's for a disabled preemption service,
+    which orbax reads as "no preemption")."""
+    if not _distributed.is_initialized():
+        return False
+    raise _NotImplementedInAstjaxError(
+        "Preemption sync manager has not been initialized: astjax's distributed "
+        "runtime has no preemption service.", loc=_caller_location())
