@@ -333,6 +333,7 @@ class SpmdEntry:
                     hint="a host callback's result is on one device (XLA's maximal layout): "
                          "use it inside the jit that made it, or device_put it first")
         every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
+        check_placed(leaves, None, name, loc)   # (the arguments first: JAX names them)
         self.mesh, self.devices = mesh_and_devices([s for s in every if s is not None], loc)
         self._kept = kept_layouts(jaxpr, ins, layouts, out_shardings)
         if self.devices is None:

@@ -65,9 +65,9 @@ def mesh_and_devices(shardings, loc=None):
         first = shd.NamedSharding(ctx, shd.PartitionSpec())
         mesh = ctx
     devs = sharded.assignment_of(first)
-    want = set(devs)
-    for s in shardings:
-        if s is not None and s.device_set != want:
+    for s in shardings:     # (JAX compares device assignments: the same devices in
+        # another order are another program)
+        if s is not None and _assignment(s) != devs:
             raise ArgumentValueError(
                 "Received incompatible devices for jitted computation: the layouts "
                 f"{first!r} and {s!r} use different devices",
@@ -77,14 +77,17 @@ def mesh_and_devices(shardings, loc=None):
 
 def check_placed(leaves, devs, name, loc):
     """JAX's ValueError for arguments committed to devices other than the program's
-    `devs` (a single-device array beside a sharded one): never moved silently."""
-    placed = [(i, x, [x.device] if isinstance(x, runtime.CommittedArray) else list(x._devices))
-              for i, x in enumerate(leaves)
+    `devs` (a single-device array beside a sharded one, the same devices in another
+    order), or, when `devs` is None, to devices other than the first such argument's:
+    never moved silently."""
+    placed = [(i, x, _placed_on(x)) for i, x in enumerate(leaves)
               if isinstance(x, runtime.CommittedArray) or type(x) is sharded.GlobalArray]
-    bad = next((p for p in placed if set(p[2]) != set(devs)), None)
+    if devs is None and placed:
+        devs = placed[0][2]
+    bad = next((p for p in placed if p[2] != tuple(devs)), None)
     if bad is None:
         return
-    first = next((p for p in placed if set(p[2]) != set(bad[2])), None)
+    first = next((p for p in placed if p[2] != bad[2]), None)
 
     def arg(p):
         i, x, ds = p
@@ -102,14 +105,25 @@ def check_placed(leaves, devs, name, loc):
 def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):
     """Under `set_mesh` (`mesh`, JAX's device context) `jit` runs on the mesh's
     devices: an argument committed to others is JAX's ValueError, naming it."""
-    want = list(mesh.devices.flat)
-    bad = next((i for i, x in enumerate(leaves) if isinstance(x, runtime.CommittedArray)
-                or type(x) is sharded.GlobalArray and set(x._devices) != set(want)), None)
+    want = tuple(mesh.devices.flat)
+    bad = next((i for i, x in enumerate(leaves) if (
+        isinstance(x, runtime.CommittedArray) or type(x) is sharded.GlobalArray)
+        and _placed_on(x) != want), None)
     if bad is None:
         return
-    x = leaves[bad]
-    devs = [x.device] if isinstance(x, runtime.CommittedArray) else list(x._devices)
-    raise incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, bad, devs)
+    raise incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, bad,
+                               list(_placed_on(leaves[bad])))
+
+
+def _placed_on(x) -> tuple:
+    """The device assignment of a committed array or a GlobalArray (in order)."""
+    return (x.device,) if isinstance(x, runtime.CommittedArray) else tuple(x._devices)
+
+
+def _assignment(s) -> tuple:
+    """The device assignment of layout `s` (a GSPMDSharding's own order)."""
+    return tuple(s._devices) if isinstance(s, sharded.GSPMDSharding) else \
+        sharded.assignment_of(s)
 
 
 def incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, i, devs):

@@ -1,0 +1,70 @@
+"""Programs over meshes that JAX 0.10.2 refuses and astjax used to run (issue 13):
+each case records JAX's exception class and message (run on JAX 0.10.2 with 4 CPU
+devices), and astjax must raise the same class, never compute a result."""
+import numpy as np
+import pytest
+
+import astjax as jax
+from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
+                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+
+
+# ------------------------------------------------ the same devices in another order
+
+
+@pytest.fixture(scope="module")
+def permuted():
+    """(y, z): one value laid out `P('x')` over the devices in order and over the
+    same devices with the last two swapped (Distributed_arrays cell 28)."""
+    d = jax.devices()[:4]
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    y = jax.device_put(x, NamedSharding(Mesh(d, "x"), P("x")))
+    z = jax.device_put(x, NamedSharding(Mesh([d[i] for i in (0, 1, 3, 2)], "x"), P("x")))
+    return y, z
+
+
+_IDS = (r"with device ids \[0, 1, 2, 3\] on platform CPU and .*with device ids "
+        r"\[0, 1, 3, 2\] on platform CPU")
+
+# (case, JAX 0.10.2's message)
+PERMUTED = [
+    # JAX: "... Got argument x of add with shape float32[4,4] and with device ids
+    # [0, 1, 2, 3] on platform CPU and argument y of add with shape float32[4,4] and
+    # with device ids [0, 1, 3, 2] on platform CPU"
+    ("eager_add", lambda y, z: y + z, _IDS),
+    ("jit_add", lambda y, z: jax.jit(lambda a, b: a + b)(y, z), _IDS),
+    # JAX: "... Got ARG_SHARDING with device ids [0, 1, 3, 2] on platform CPU and
+    # explicit output sharding with device ids [0, 1, 2, 3] on platform CPU"
+    ("in_out_shardings", lambda y, z: jax.jit(lambda a: a, in_shardings=z.sharding,
+                                              out_shardings=y.sharding)(np.ones(4)), ""),
+]
+
+
+@pytest.mark.parametrize("case,fn,msg", PERMUTED, ids=[c[0] for c in PERMUTED])
+def test_same_devices_in_another_order_are_incompatible(permuted, case, fn, msg):
+    """JAX compares device assignments, not device sets: arrays over the same devices
+    in another order are not one program's arguments (ValueError)."""
+    with pytest.raises(ValueError, match="Received incompatible devices for jitted "
+                       "computation" + (". Got .*" + msg if msg else "")):
+        fn(*permuted)
+
+
+def test_permuted_argument_under_set_mesh(permuted):
+    """Under `set_mesh`, an argument over the mesh's devices in another order is JAX's
+    ValueError naming jit's context mesh."""
+    y, z = permuted
+    with jax.set_mesh(y.sharding.mesh):
+        with pytest.raises(ValueError, match=r"Got argument a of \S*<lambda> with shape "
+                           r"float32\[4,4\] and with device ids \[0, 1, 3, 2\] on platform "
+                           r"CPU and jit's context mesh with device ids \[0, 1, 2, 3\]"):
+            jax.jit(lambda a: a * 2)(z)
+
+
+def test_same_order_still_runs(permuted):
+    """Arrays over one device assignment (whatever their meshes' objects) combine."""
+    y, _ = permuted
+    d = jax.devices()[:4]
+    w = jax.device_put(np.ones((4, 4), np.float32), NamedSharding(Mesh(list(d), "x"), P("x")))
+    np.testing.assert_allclose(y + w, np.arange(16).reshape(4, 4) + 1)
