@@ -68,3 +68,56 @@ def test_same_order_still_runs(permuted):
     d = jax.devices()[:4]
     w = jax.device_put(np.ones((4, 4), np.float32), NamedSharding(Mesh(list(d), "x"), P("x")))
     np.testing.assert_allclose(y + w, np.arange(16).reshape(4, 4) + 1)
+
+
+# ------------------------------------------- eval_shape of a jit given out_shardings
+
+
+def _eval_shape_cases():
+    explicit = jax.make_mesh((2, 2), ("a", "b"))
+    auto = jax.make_mesh((2, 2), ("a", "b"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    return [("explicit", NamedSharding(explicit, P("a"))), ("auto", NamedSharding(auto, P("a")))]
+
+
+@pytest.mark.parametrize("kind", ["explicit", "auto"])
+@pytest.mark.parametrize("arg", ["struct", "array"])
+def test_eval_shape_of_jit_with_out_shardings(kind, arg):
+    """JAX's `eval_shape` of a `jit` is its `.trace(...).out_info`: laid out as its
+    `out_shardings` (the concrete NamedSharding given), not untyped / typed by the
+    argument's layout (JAX 0.10.2: `ShapeDtypeStruct(shape=(8, 4), dtype=float32,
+    sharding=NamedSharding(mesh=Mesh('a': 2, 'b': 2, axis_types=(Explicit, Explicit)),
+    spec=P('a',), memory_kind=device))`, for either argument)."""
+    out = dict(_eval_shape_cases())[kind]
+    f = jax.jit(lambda x: x * 2, out_shardings=out)
+    mesh = jax.make_mesh((2, 2), ("a", "b"))
+    x = (jax.ShapeDtypeStruct((8, 4), np.float32) if arg == "struct" else
+         jax.device_put(np.ones((8, 4), np.float32), NamedSharding(mesh, P("b"))))
+    r = jax.eval_shape(f, x)
+    assert (r.shape, r.dtype) == ((8, 4), np.float32)
+    assert r.sharding == out and type(r.sharding.mesh) is Mesh
+
+
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")   # (seen.append)
+def test_eval_shape_of_jit_with_out_shardings_inside_jit():
+    """Also inside another `jit` (JAX: the same concrete out_shardings)."""
+    out = dict(_eval_shape_cases())["explicit"]
+    f = jax.jit(lambda x: x * 2, out_shardings=out)
+    seen = []
+
+    @jax.jit
+    def g(x):
+        seen.append(jax.eval_shape(f, x).sharding)
+        return x
+    g(np.ones((8, 4), np.float32))
+    assert seen == [out]
+
+
+def test_eval_shape_of_jit_with_spec_out_shardings_under_set_mesh():
+    """`out_shardings=P('a')` under `set_mesh`: the mesh's NamedSharding (JAX 0.10.2:
+    `NamedSharding(mesh=Mesh('a': 2, 'b': 2, axis_types=(Explicit, Explicit)),
+    spec=P('a',))`; astjax gave `P(None, None)` over the AbstractMesh)."""
+    mesh = jax.make_mesh((2, 2), ("a", "b"))
+    with jax.set_mesh(mesh):
+        r = jax.eval_shape(jax.jit(lambda x: x * 2, out_shardings=P("a")),
+                           jax.ShapeDtypeStruct((8, 4), np.float32))
+    assert r.sharding == NamedSharding(mesh, P("a"))
