@@ -49,7 +49,8 @@ from astjax.primitives.spmd import (check_sharding_fits, constrain_layouts, is_p
                                     is_layout, layouts_per_leaf, resolve_sharding)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
-from .spmd_devices import check_context_devices, check_placed, kept_layouts, mesh_and_devices
+from .spmd_devices import (check_context_devices, check_placed, kept_layouts, mesh_and_devices,
+                           over_mesh)
 from .runtime_tokens import EMPTY, keep_tokens, replicated_over, token_handlers, token_inputs
 from . import explicit_control  # noqa: F401 -- registers explicit.NESTED's rules
 from .explicit_constraints import constrain_typed, constrain_unreduced, out_sharding
@@ -635,7 +636,7 @@ def eager_apply(prim, args, params):
             s.spec.unreduced or sharded.host_kind(s)) else None for s in layouts]
         outs_s = [None] * len(out_avals)
         if (prim in SPMD_PRIMITIVES and "sharding" in params
-                and not is_partial(params["sharding"], avals[0].ndim)):
+                and not is_partial(params["sharding"], avals[0].ndim, params.get("kind"))):
             outs_s = [params["sharding"]] * len(out_avals)
         elif t is not None:   # laid out by its type
             outs_s = [t.sharding]
@@ -644,6 +645,8 @@ def eager_apply(prim, args, params):
         elif prim is shard_map_p and not params.get("auto") and type(params["mesh"]) is \
                 shd.Mesh:   # (JAX lays an eager shard_map's results out as its out_specs)
             outs_s = [shd.NamedSharding(params["mesh"], spec) for spec in params["out_specs"]]
+        elif prim in SPMD_PRIMITIVES and params.get("kind") == "reshard":
+            ins = [over_mesh(layouts[0], params["sharding"])]   # (XLA keeps its layout)
         if context is not None and not any(layouts):   # replicated over set_mesh's mesh
             ins = [shd.NamedSharding(context, shd.PartitionSpec())] * len(avals)
             outs_s = [s or _context_result(context, args, a, prim) for s, a in zip(outs_s,

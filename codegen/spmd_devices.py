@@ -6,7 +6,8 @@ its results keep, as JAX decides them:
   program, its results on that device); JAX's ValueError when they disagree;
 - `check_placed` / `check_context_devices`: JAX's ValueError for an argument committed
   to other devices than the program's (or `set_mesh`'s), naming it;
-- `kept_layouts`: JAX's recovery of the user's layout for results XLA lays out.
+- `kept_layouts`: JAX's recovery of the user's layout for results XLA lays out;
+  `over_mesh`: an operand's layout over the mesh of a `reshard` XLA lays out.
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from astjax.primitives.shard_map import shard_map_p
 
 from . import runtime, sharded
 
-__all__ = ["kept_layouts", "mesh_and_devices", "check_placed", "check_context_devices",
-           "incompatible_context", "leaf_names"]
+__all__ = ["kept_layouts", "over_mesh", "mesh_and_devices", "check_placed",
+           "check_context_devices", "incompatible_context", "leaf_names"]
 
 
 def kept_layouts(jaxpr, ins, own, outs):
@@ -47,6 +48,18 @@ def kept_layouts(jaxpr, ins, own, outs):
             on_mesh.update(eqn.outvars)
     return [orig if s is None and isinstance(v, core.Var) and v in on_mesh
             and v.aval.ndim == ndim else None for v, s in zip(jaxpr.outvars, outs)]
+
+
+def over_mesh(layout, target):
+    """An operand's `layout` seen over the mesh of layout `target` when both meshes
+    are one (the same axes and devices, in order, of any axis types): what a `reshard`
+    that leaves the layout to XLA (`is_partial`: over Auto axes) keeps, over its own
+    mesh, as JAX's eager `reshard` runs on that mesh; else `layout`."""
+    if not (isinstance(layout, shd.NamedSharding) and isinstance(target, shd.NamedSharding)
+            and type(target.mesh) is shd.Mesh and layout.mesh.shape == target.mesh.shape
+            and _assignment(layout) == _assignment(target)):
+        return layout
+    return shd.NamedSharding(target.mesh, layout.spec, memory_kind=layout.memory_kind)
 
 
 def mesh_and_devices(shardings, loc=None):

@@ -121,3 +121,43 @@ def test_eval_shape_of_jit_with_spec_out_shardings_under_set_mesh():
         r = jax.eval_shape(jax.jit(lambda x: x * 2, out_shardings=P("a")),
                            jax.ShapeDtypeStruct((8, 4), np.float32))
     assert r.sharding == NamedSharding(mesh, P("a"))
+
+
+# ------------------------------------------- an eager reshard inside auto_axes
+
+
+def test_eager_auto_axes_keeps_the_layout_along_auto_axes():
+    """Outside `jit`, `auto_axes` reshards its arguments to their types over the mesh
+    made Auto: JAX's `reshard` leaves the layout along Auto axes to XLA, which keeps
+    the array's (explicit-sharding notebook: "Concrete value sharding: P('X',)",
+    "Type-specified sharding: P(None,)", over the Auto mesh); astjax moved the array
+    to `P(None,)`. The result is laid out as `out_sharding` asks."""
+    mesh = jax.make_mesh((2, 2), ("X", "Y"))
+    seen = {}
+
+    def inner(x):
+        seen["spec"], seen["types"] = x.sharding.spec, x.sharding.mesh.axis_types
+        seen["type"] = jax.typeof(x).sharding.spec
+        return x * 2
+    with jax.set_mesh(mesh):
+        a = jax.reshard(np.arange(8, dtype=np.float32), P("X"))
+        out = jax.sharding.auto_axes(inner)(a, out_sharding=P("X"))
+    Auto = jax.sharding.AxisType.Auto
+    assert seen == {"spec": P("X"), "types": (Auto, Auto), "type": P(None)}
+    assert out.sharding == NamedSharding(mesh, P("X"))
+    np.testing.assert_allclose(out, np.arange(8) * 2)
+
+
+def test_eager_auto_axes_over_one_axis_keeps_the_layout():
+    """`auto_axes(axes='X')`: the array stays `P('X', 'Y')` (JAX 0.10.2), over the mesh
+    with `X` Auto."""
+    mesh = jax.make_mesh((2, 2), ("X", "Y"))
+    seen = []
+    g = jax.sharding.auto_axes(lambda y: (seen.append(y.sharding), y * 2)[1], axes="X")
+    with jax.set_mesh(mesh):
+        a = jax.reshard(np.arange(16, dtype=np.float32).reshape(4, 4), P("X", "Y"))
+        out = g(a, out_sharding=P("X", "Y"))
+    (s,) = seen
+    assert s.spec == P("X", "Y") and s.mesh.axis_types == (jax.sharding.AxisType.Auto,
+                                                           jax.sharding.AxisType.Explicit)
+    assert out.sharding == NamedSharding(mesh, P("X", "Y"))
