@@ -161,3 +161,20 @@ def test_eager_auto_axes_over_one_axis_keeps_the_layout():
     assert s.spec == P("X", "Y") and s.mesh.axis_types == (jax.sharding.AxisType.Auto,
                                                            jax.sharding.AxisType.Explicit)
     assert out.sharding == NamedSharding(mesh, P("X", "Y"))
+
+
+def test_with_sharding_constraint_on_explicit_axes_of_a_laid_out_array():
+    """Distributed_arrays cells 32-33: under `jit`, `with_sharding_constraint` naming the
+    Explicit axes of `jax.make_mesh`'s mesh, on an array laid out over it, is JAX's
+    ValueError (fixed by shd12; here on a laid-out argument, not a host value)."""
+    mesh = jax.make_mesh((2, 2), ("x", "y"))
+    x = jax.device_put(np.arange(16, dtype=np.float32).reshape(4, 4),
+                       NamedSharding(mesh, P("x", "y")))
+
+    @jax.jit
+    def f(x):
+        return jax.lax.with_sharding_constraint(x + 1, NamedSharding(mesh, P("y", "x")))
+    with pytest.raises(ValueError, match=r"The spec of NamedSharding passed to "
+                       r"with_sharding_constraint can only refer to Auto axes of the mesh\. "
+                       r"Got spec=P\('y', 'x'\)"):
+        f(x)
