@@ -76,16 +76,36 @@ def is_explicit(mesh) -> bool:
     return bool(mesh.axis_types) and all(t == shd.AxisType.Explicit for t in mesh.axis_types)
 
 
-def typed_sharding(sharding, aval):
+def typed_sharding(sharding, aval, mixed=False):
     """The Typed of a value of `aval` laid out as `sharding`, when that is a
-    NamedSharding over an all-Explicit mesh; else None."""
-    if not isinstance(sharding, shd.NamedSharding) or not is_explicit(sharding.mesh):
+    NamedSharding over an all-Explicit mesh -- or, with `mixed`, over a mesh with Explicit
+    and Auto axes (inside `auto_axes(axes=...)`: JAX's type names the Explicit ones
+    only); else None."""
+    if not isinstance(sharding, shd.NamedSharding) or not (
+            is_explicit(sharding.mesh) or mixed and _mixed(sharding.mesh)):
         return None
     spec = sharding.spec._normalized(aval.ndim)
+    if not is_explicit(sharding.mesh):
+        explicit = {a for a, k in zip(sharding.mesh.axis_names, sharding.mesh.axis_types)
+                    if k == shd.AxisType.Explicit}
+        spec = tuple(_kept_axes(e, explicit) for e in spec)
     if config.read("jax_remove_size_one_mesh_axis_from_type"):
         spec = tuple(_without_size_one(e, sharding.mesh.shape) for e in spec)
     return Typed(aval, spec, sharding.mesh, sharding.spec.unreduced,
                  reduced=sharding.spec.reduced)
+
+
+def _mixed(mesh) -> bool:
+    """Whether `mesh` has Explicit and Auto axes (and no Manual one)."""
+    return set(mesh.axis_types) == {shd.AxisType.Explicit, shd.AxisType.Auto}
+
+
+def _kept_axes(entry, keep):
+    """A spec entry with only the mesh axes in `keep`."""
+    if entry is None or entry is shd.PartitionSpec.UNCONSTRAINED:
+        return None
+    axes = [a for a in ((entry,) if isinstance(entry, str) else entry) if a in keep]
+    return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
 
 
 def _without_size_one(entry, sizes):

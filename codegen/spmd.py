@@ -583,8 +583,9 @@ def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
         raise
     env.update(before)      # (the same variables, typed beside their dead forward code)
     return [s if s is not None or not isinstance(v, core.Var) or v not in env   # (inside
-            else shd.NamedSharding(env[v].mesh, env[v].pspec)   # jit, one entry per dim)
-            for s, v in zip(outs, jaxpr.outvars)], env
+            or not explicit.is_explicit(env[v].mesh)   # jit, one entry per dim; a type
+            else shd.NamedSharding(env[v].mesh, env[v].pspec)   # over Auto axes too:
+            for s, v in zip(outs, jaxpr.outvars)], env          # XLA's)
 
 
 def constrain_inline(call, shardings, dyn_args, dyn_kwargs):
@@ -638,7 +639,7 @@ def eager_apply(prim, args, params):
         if (prim in SPMD_PRIMITIVES and "sharding" in params
                 and not is_partial(params["sharding"], avals[0].ndim, params.get("kind"))):
             outs_s = [params["sharding"]] * len(out_avals)
-        elif t is not None:   # laid out by its type
+        elif t is not None and explicit.is_explicit(t.mesh):   # laid out by its type
             outs_s = [t.sharding]
         elif prim.name == "slice":
             outs_s = [_eager_slice_sharding(args[0], params)]

@@ -178,3 +178,42 @@ def test_with_sharding_constraint_on_explicit_axes_of_a_laid_out_array():
                        r"with_sharding_constraint can only refer to Auto axes of the mesh\. "
                        r"Got spec=P\('y', 'x'\)"):
         f(x)
+
+
+# ------------------------------- types over a mesh with Explicit and Auto axes
+
+
+def test_typeof_inside_auto_axes_over_one_axis_keeps_the_explicit_axes():
+    """explicit-sharding notebook cell 9: inside `auto_axes(axes='X')` the type names the
+    axes still Explicit (JAX 0.10.2: `float32[4,4@Y]`, under `jit` and eagerly; astjax
+    dropped `4@Y`); the rules run on those types (`float32[4@Y]` after a reduction)."""
+    mesh = jax.make_mesh((2, 2), ("X", "Y"))
+    seen = []
+
+    def inner(y):
+        seen.append(str(jax.typeof(y)))
+        seen.append(str(jax.typeof((jax.numpy.sin(y) * y).sum(axis=0))))
+        return y * 2
+    with jax.set_mesh(mesh):
+        a = jax.reshard(np.arange(16, dtype=np.float32).reshape(4, 4), P("X", "Y"))
+        g = jax.sharding.auto_axes(inner, axes="X")
+        jitted = jax.jit(lambda a: g(a, out_sharding=P("X", "Y")))(a)
+        eager = g(a, out_sharding=P("X", "Y"))
+    assert seen == ["float32[4,4@Y]", "float32[4@Y]"] * 2
+    for r in (jitted, eager):
+        assert str(jax.typeof(r)) == "float32[4@X,4@Y]"
+        np.testing.assert_allclose(r, np.arange(16).reshape(4, 4) * 2)
+
+
+def test_sharding_type_error_inside_auto_axes_over_one_axis():
+    """The types over the Explicit axes are checked as JAX checks them: contracting a
+    dimension sharded on both sides over `Y` is JAX 0.10.2's ShardingTypeError (astjax
+    ran it)."""
+    mesh = jax.make_mesh((2, 2), ("X", "Y"))
+    g = jax.sharding.auto_axes(lambda y: jax.numpy.sin(y) @ y.T, axes="X")
+    with jax.set_mesh(mesh):
+        a = jax.reshard(np.arange(16, dtype=np.float32).reshape(4, 4), P("X", "Y"))
+        with pytest.raises(jax.sharding.ShardingTypeError, match=r"Contracting dimensions "
+                           r"are sharded .* Got lhs_contracting_spec=\('Y',\) and "
+                           r"rhs_contracting_spec=\('Y',\)"):
+            jax.jit(lambda a: g(a, out_sharding=P("X", None)))(a)
