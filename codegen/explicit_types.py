@@ -15,7 +15,7 @@ from astjax.primitives.spmd import ShardingAssertionError
 from . import sharded
 
 __all__ = ["Typed", "is_explicit", "typed_sharding", "typed", "made_mesh", "typed_abstract",
-           "assert_layout"]
+           "assert_layout", "OneDeviceTyped", "keep_type"]
 
 
 class Typed:
@@ -119,10 +119,37 @@ def _without_size_one(entry, sizes):
 
 
 def typed(x):
-    """The Typed of a concrete value: a GlobalArray over an all-Explicit mesh; else None."""
+    """The Typed of a concrete value: a GlobalArray over an all-Explicit mesh, or a
+    OneDeviceTyped (its kept type); else None."""
+    if type(x) is OneDeviceTyped:
+        return typed_sharding(x.type_sharding, core.get_aval(x))
     if type(x) is not sharded.GlobalArray:
         return None
     return typed_sharding(x._sharding, core.get_aval(x))
+
+
+class OneDeviceTyped(sharded.runtime.CommittedArray):
+    """An array `device_put` on one device from an array typed over a mesh of several
+    devices: as in JAX, it keeps that type (`jax.typeof`: `float32[8@a,8@b]`), so an
+    operation on it is typed by the rules (JAX's ShardingTypeError) and then refused
+    (its one device is not the type's mesh: JAX's ValueError), until it is put on a
+    mesh again; reading it (`np.asarray`, `device_get`) works."""
+    __slots__ = ("type_sharding",)
+
+
+def keep_type(src, device, put):
+    """`put(src, device)` (runtime's one-device `device_put`), with `src`'s type kept
+    when that is laid out over a mesh of more than one device and the result is
+    committed to `device`."""
+    t = typed(src)
+    if type(src) is OneDeviceTyped:
+        src = sharded.runtime.CommittedArray(src._buf, src.aval)
+    out = put(src, device)
+    if t is None or type(out) is not sharded.runtime.CommittedArray or t.mesh.size == 1:
+        return out
+    kept = OneDeviceTyped(out._buf, out.aval)
+    kept.type_sharding = t.sharding
+    return kept
 
 
 def made_mesh():

@@ -49,11 +49,12 @@ from astjax.primitives.spmd import (check_sharding_fits, constrain_layouts, is_p
                                     is_layout, layouts_per_leaf, resolve_sharding)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
-from .spmd_devices import (check_context_devices, check_placed, kept_layouts, mesh_and_devices,
-                           over_mesh)
+from .spmd_devices import (check_context_devices, check_placed, check_types_placed, kept_layouts,
+                           mesh_and_devices, over_mesh)
 from .runtime_tokens import EMPTY, keep_tokens, replicated_over, token_handlers, token_inputs
 from . import explicit_control  # noqa: F401 -- registers explicit.NESTED's rules
 from .explicit_constraints import constrain_typed, constrain_unreduced, out_sharding
+from .explicit_types import OneDeviceTyped
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
@@ -98,8 +99,10 @@ def needs_spmd(jaxpr) -> bool:
 
 
 def layouts_of(leaves):
-    """Per leaf: its sharding when it is a GlobalArray, else None (a cache-key part)."""
-    return tuple(x._sharding if type(x) is sharded.GlobalArray else None for x in leaves)
+    """Per leaf: its sharding when it is a GlobalArray, its type's when it is a
+    OneDeviceTyped, else None (a cache-key part)."""
+    return tuple(x._sharding if type(x) is sharded.GlobalArray else x.type_sharding
+                 if type(x) is OneDeviceTyped else None for x in leaves)
 
 
 def _typed(sharding, aval, mesh):
@@ -334,6 +337,7 @@ class SpmdEntry:
                     hint="a host callback's result is on one device (XLA's maximal layout): "
                          "use it inside the jit that made it, or device_put it first")
         every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
+        check_types_placed(leaves, loc)
         check_placed(leaves, None, name, loc)   # (the arguments first: JAX names them)
         self.mesh, self.devices = mesh_and_devices([s for s in every if s is not None], loc)
         self._kept = kept_layouts(jaxpr, ins, layouts, out_shardings)
@@ -708,4 +712,5 @@ def _eager_slice_sharding(x, params):
     return shd.NamedSharding(s.mesh, shd.PartitionSpec(*spec))
 
 
-runtime.register_spmd(eager_apply, (sharded.GlobalArray,), SPMD_PRIMITIVES, eager_context)
+runtime.register_spmd(eager_apply, (sharded.GlobalArray, OneDeviceTyped), SPMD_PRIMITIVES,
+                      eager_context)

@@ -5,7 +5,8 @@ its results keep, as JAX decides them:
   NamedSharding's mesh; several SingleDeviceShardings of one device: a one-device
   program, its results on that device); JAX's ValueError when they disagree;
 - `check_placed` / `check_context_devices`: JAX's ValueError for an argument committed
-  to other devices than the program's (or `set_mesh`'s), naming it;
+  to other devices than the program's (or `set_mesh`'s), naming it; `check_types_placed`:
+  for one on one device whose type names a mesh of several;
 - `kept_layouts`: JAX's recovery of the user's layout for results XLA lays out;
   `over_mesh`: an operand's layout over the mesh of a `reshard` XLA lays out.
 """
@@ -19,8 +20,9 @@ from astjax.errors import ArgumentValueError, caller_location, function_name
 from astjax.primitives.shard_map import shard_map_p
 
 from . import runtime, sharded
+from .explicit_types import OneDeviceTyped, typed
 
-__all__ = ["kept_layouts", "over_mesh", "mesh_and_devices", "check_placed",
+__all__ = ["kept_layouts", "over_mesh", "mesh_and_devices", "check_placed", "check_types_placed",
            "check_context_devices", "incompatible_context", "leaf_names"]
 
 
@@ -113,6 +115,20 @@ def check_placed(leaves, devs, name, loc):
                                   f"{[d.id for d in devs]}"))
     raise ArgumentValueError(f"Received incompatible devices for jitted computation. Got {pair}",
                              hint="device_put the arguments on the same devices", loc=loc)
+
+
+def check_types_placed(leaves, loc):
+    """JAX's ValueError for an argument `device_put` on one device that kept a type over
+    a mesh of several (`explicit_types.OneDeviceTyped`): its one device is not the
+    type's mesh."""
+    for x in leaves:
+        if type(x) is OneDeviceTyped:
+            t = typed(x)
+            raise ArgumentValueError(
+                f"Length of device assignment 1 is not equal to the size of the mesh "
+                f"{t.mesh.size} of aval {t.str_short(True, axis_types=True)}. Please enter "
+                "your `jit` into a mesh context via `jax.set_mesh`.", loc=loc,
+                hint="device_put it on the mesh (a NamedSharding) first")
 
 
 def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):

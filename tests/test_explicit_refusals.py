@@ -217,3 +217,48 @@ def test_sharding_type_error_inside_auto_axes_over_one_axis():
                            r"are sharded .* Got lhs_contracting_spec=\('Y',\) and "
                            r"rhs_contracting_spec=\('Y',\)"):
             jax.jit(lambda a: g(a, out_sharding=P("X", None)))(a)
+
+
+# ------------------------------- device_put on one device keeps an Explicit type
+
+
+@pytest.fixture(scope="module")
+def single():
+    """Distributed_arrays cells 21-22: an array typed `P('a', 'b')` over an Explicit mesh
+    of 4 devices, `device_put` on device 0."""
+    mesh = jax.make_mesh((2, 2), ("a", "b"))
+    x = jax.device_put(np.arange(16, dtype=np.float32).reshape(4, 4),
+                       NamedSharding(mesh, P("a", "b")))
+    return mesh, jax.device_put(x, jax.devices()[0])
+
+
+def test_device_put_on_one_device_keeps_the_type(single):
+    """JAX 0.10.2: `jax.typeof(x_single)` is `float32[4@a,4@b]` while its sharding is
+    the one device's (astjax dropped the type); reading it back works."""
+    mesh, xs = single
+    assert str(jax.typeof(xs)) == "float32[4@a,4@b]"
+    assert xs.sharding == jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    np.testing.assert_allclose(np.asarray(xs), np.arange(16).reshape(4, 4))
+    moved = jax.device_put(xs, jax.devices()[1])     # (JAX: the type still kept)
+    assert str(jax.typeof(moved)) == "float32[4@a,4@b]" and moved.devices() == {
+        jax.devices()[1]}
+    back = jax.device_put(xs, NamedSharding(mesh, P()))
+    assert str(jax.typeof(back)) == "float32[4,4]"
+    np.testing.assert_allclose(back + 1, np.arange(16).reshape(4, 4) + 1)
+
+
+def test_operations_on_it_are_typed_then_refused(single):
+    """The rules type an operation on it (JAX's ShardingTypeError for `jnp.dot(x, x)`:
+    Distributed_arrays cell 22, which astjax ran); any other is JAX's ValueError (its one
+    device is not its type's mesh), eagerly and under `jit`."""
+    _, xs = single
+    with pytest.raises(jax.sharding.ShardingTypeError, match=r"dot_general requires "
+                       r"contracting dimensions to have consistent sharding, got \('b',\) "
+                       r"and \('a',\)\."):
+        jax.numpy.dot(xs, xs)
+    msg = (r"Length of device assignment 1 is not equal to the size of the mesh 4 of aval "
+           r"f32\[4@a,4@b\]\(\{Explicit: \('a', 'b'\)\}\)\. Please enter your `jit` into a "
+           r"mesh context via `jax.set_mesh`\.")
+    for f in (jax.numpy.sin, jax.jit(jax.numpy.sin), lambda v: v + np.ones((4, 4))):
+        with pytest.raises(ValueError, match=msg):
+            f(xs)
