@@ -41,7 +41,10 @@ a constant's broadcast) under `set_mesh` of an Explicit mesh is replicated over 
 make, nor values laid out anew at once (`primitives/untyped_made.py`); `jnp.where`
 broadcasts its operands to their common layout (`broadcast_layouts`). Values from any
 other operation, host values and arrays on one device are untyped: no check can fail
-on them wrongly.
+on them wrongly -- but for an array `device_put` on one device from a typed one, which
+keeps its type as in JAX (`explicit_types.OneDeviceTyped`). Inside `auto_axes(axes=...)`
+a `reshard` types its result over the axes still Explicit (JAX's types on a mesh of
+Explicit and Auto axes); such types are checked but lay nothing out.
 
 Gradients: JAX gives every cotangent its primal's type. The backward equations are
 typed from the forward ones of the same source position (see `propagate`); and `grad` / `value_and_grad` /
