@@ -35,7 +35,7 @@ from .stages import (ShapeDtypeStruct, Lowered, Traced, abstract_arguments, reme
                      staged_as)
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .stages import argument_types as _argument_types, result_types as _result_types
-from .stages import typed_staging as _typed_staging
+from .stages import out_structs as _out_structs, typed_staging as _typed_staging
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
@@ -733,11 +733,7 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
         # JAX's `jit(f).trace(...).out_info`: weak types, results typed over Explicit axes
         outs = _result_types(closed, types) if any(t is not None for t in types) \
             else [None] * len(closed.jaxpr.outvars)
-        return closed, tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
-            v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type,
-            sharding=None if t is None else _sharding.NamedSharding(
-                t.mesh.abstract_mesh, t.sharding.spec))
-            for v, t in zip(closed.jaxpr.outvars, outs)])
+        return closed, _out_structs(closed, out_tree, outs)
     return make
 
 
@@ -760,9 +756,12 @@ def typeof(x: Any) -> core.ShapedArray:
 
 @_entry_point
 def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """The shapes and dtypes of `fun(*args, **kwargs)` as ShapeDtypeStructs. It only
-    stages (nothing is lowered, compiled or put on a device), so it works inside a
+    """The shapes and dtypes of `fun(*args, **kwargs)` as ShapeDtypeStructs (of a `jit`
+    given `out_shardings`, its `.trace(...).out_info`, laid out as asked, as JAX's). It
+    only stages (nothing is lowered, compiled or put on a device), so it works inside a
     jitted function and on closures over staged values."""
+    if isinstance(fun, Jitted) and fun._shardings and fun._shardings[1] is not None:
+        return fun.trace(*args, **kwargs).out_info
     if _hi.has_mutable((args, kwargs)):   # hijax Variables: staged on their arrays
         return eval_shape(functools.partial(_hi.run_lowered, fun),
                           _hi.Lowering((args, kwargs)).tree)[0]
@@ -787,12 +786,7 @@ def _eval_shape(fun, args, kwargs):
         outs = _result_types(closed, types)
     except AstjaxError as e:
         raise e.with_traceback(user_traceback(e)) from None
-    # a result typed over Explicit axes: that layout over the AbstractMesh, as JAX's
-    return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
-        v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type,
-        sharding=None if t is None else _sharding.NamedSharding(
-            t.mesh.abstract_mesh, t.sharding.spec))
-        for v, t in zip(closed.jaxpr.outvars, outs)])
+    return _out_structs(closed, out_tree, outs)
 
 
 from .devices_api import (block_until_ready, default_backend, device_count,  # noqa: E402,F401

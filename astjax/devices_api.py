@@ -14,6 +14,7 @@ from . import core, tree_util
 from . import memory as _memory
 from . import sharding_impls as _sharding
 from .codegen import host_memory as _host_memory, runtime, sharded as _sharded
+from .codegen.explicit_types import keep_type as _keep_type
 from .errors import ArgumentValueError, caller_location
 from .primitives import device_put as _dp
 from .primitives.ops import _format_sharding
@@ -57,7 +58,8 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
         srcs = (src if src is None or hasattr(src, "platform") else None,) * n
         return tree_util.tree_unflatten(tree, _dp.device_put_p.bind(
             *leaves, devices=(device,) * n, srcs=srcs, copy_semantics=sems))
-    return tree_util.tree_unflatten(tree, [runtime.device_put(a, device) for a in leaves])
+    return tree_util.tree_unflatten(tree, [   # (an Explicit-typed array keeps its type)
+        _keep_type(a, device, runtime.device_put) for a in leaves])
 
 
 def _is_layout(s):

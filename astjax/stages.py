@@ -605,6 +605,17 @@ def result_types(closed, arg_types):
     return [env.get(v) if isinstance(v, core.Var) else None for v in closed.jaxpr.outvars]
 
 
+def out_structs(closed, out_tree, types):
+    """The results of `closed` as `out_tree` of ShapeDtypeStructs, weak types kept, each
+    result typed over Explicit axes (`types`: a Typed or None per result) laid out so over
+    the AbstractMesh (`jax.eval_shape`'s and `make_jaxpr(return_shape=True)`'s, as JAX's)."""
+    return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
+        v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type,
+        sharding=None if t is None else _sharding.NamedSharding(
+            t.mesh.abstract_mesh, t.sharding.spec))
+        for v, t in zip(closed.jaxpr.outvars, types)])
+
+
 def has_layouts(tree) -> bool:
     """Whether a leaf of `tree` is a ShapeDtypeStruct with a sharding."""
     return any(isinstance(x, ShapeDtypeStruct) and x._sharding is not None

@@ -41,7 +41,10 @@ a constant's broadcast) under `set_mesh` of an Explicit mesh is replicated over 
 make, nor values laid out anew at once (`primitives/untyped_made.py`); `jnp.where`
 broadcasts its operands to their common layout (`broadcast_layouts`). Values from any
 other operation, host values and arrays on one device are untyped: no check can fail
-on them wrongly.
+on them wrongly -- but for an array `device_put` on one device from a typed one, which
+keeps its type as in JAX (`explicit_types.OneDeviceTyped`). Inside `auto_axes(axes=...)`
+a `reshard` types its result over the axes still Explicit (JAX's types on a mesh of
+Explicit and Auto axes); such types are checked but lay nothing out.
 
 Gradients: JAX gives every cotangent its primal's type. The backward equations are
 typed from the forward ones of the same source position (see `propagate`); and `grad` / `value_and_grad` /
@@ -321,7 +324,8 @@ def _result(prim, ts, params, out_avals, avals=None):
                 assert_layout(ts[0], params["sharding"])
             return [None if ts[0] is None else Typed(out_avals[0], ts[0].spec, ts[0].mesh,
                                                      ts[0].unreduced, reduced=ts[0].reduced)]
-        return [typed_sharding(params["sharding"], out_avals[0])]
+        return [typed_sharding(params["sharding"], out_avals[0],
+                               mixed=params.get("kind") == "reshard")]
     if name == "shard_map":               # its results are laid out by out_specs
         mesh = params["mesh"]
         if params.get("auto") or not is_explicit(mesh):
@@ -581,6 +585,8 @@ def typeof(x, aval):
     staged from such arguments inside `jit` whose layout the rules know; else a
     MeshAval over the array's mesh, the mesh of the `jit`'s arguments or the current one."""
     t = typed(x)
+    if t is None and type(x) is sharded.GlobalArray:    # (over Explicit and Auto axes)
+        t = typed_sharding(x.sharding, aval, mixed=True)
     if type(aval) is core.AbstractRef and t is None:   # (an eager Ref: its value's type)
         t = typed(getattr(x, "_value", None))
         return aval if t is None else TypedRefAval(t)
@@ -729,7 +735,8 @@ class staging_nested:
 def layouts_of(primals):
     """The NamedSharding of each value in `primals` laid out over an Explicit mesh --
     an array, or a value staged from such arrays inside `jit` -- else None."""
-    return [None if t is None else t.sharding for t in types_of(primals)]
+    return [None if t is None or not is_explicit(t.mesh) else t.sharding
+            for t in types_of(primals)]
 
 
 def broadcast_layouts(values, shape):
@@ -742,7 +749,7 @@ def broadcast_layouts(values, shape):
             and made_mesh() is None and not any(typed(v) is not None for v in values)):
         return [None] * len(values)     # (nothing here can be typed)
     types = types_of(list(values))
-    ranked = [t for t in types if t is not None and t.aval.ndim]
+    ranked = [t for t in types if t is not None and t.aval.ndim and is_explicit(t.mesh)]
     if not ranked or len({t.mesh for t in ranked}) != 1:
         return [None] * len(values)
     nd = len(shape)

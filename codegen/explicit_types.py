@@ -15,7 +15,7 @@ from astjax.primitives.spmd import ShardingAssertionError
 from . import sharded
 
 __all__ = ["Typed", "is_explicit", "typed_sharding", "typed", "made_mesh", "typed_abstract",
-           "assert_layout"]
+           "assert_layout", "OneDeviceTyped", "keep_type"]
 
 
 class Typed:
@@ -76,16 +76,36 @@ def is_explicit(mesh) -> bool:
     return bool(mesh.axis_types) and all(t == shd.AxisType.Explicit for t in mesh.axis_types)
 
 
-def typed_sharding(sharding, aval):
+def typed_sharding(sharding, aval, mixed=False):
     """The Typed of a value of `aval` laid out as `sharding`, when that is a
-    NamedSharding over an all-Explicit mesh; else None."""
-    if not isinstance(sharding, shd.NamedSharding) or not is_explicit(sharding.mesh):
+    NamedSharding over an all-Explicit mesh -- or, with `mixed`, over a mesh with Explicit
+    and Auto axes (inside `auto_axes(axes=...)`: JAX's type names the Explicit ones
+    only); else None."""
+    if not isinstance(sharding, shd.NamedSharding) or not (
+            is_explicit(sharding.mesh) or mixed and _mixed(sharding.mesh)):
         return None
     spec = sharding.spec._normalized(aval.ndim)
+    if not is_explicit(sharding.mesh):
+        explicit = {a for a, k in zip(sharding.mesh.axis_names, sharding.mesh.axis_types)
+                    if k == shd.AxisType.Explicit}
+        spec = tuple(_kept_axes(e, explicit) for e in spec)
     if config.read("jax_remove_size_one_mesh_axis_from_type"):
         spec = tuple(_without_size_one(e, sharding.mesh.shape) for e in spec)
     return Typed(aval, spec, sharding.mesh, sharding.spec.unreduced,
                  reduced=sharding.spec.reduced)
+
+
+def _mixed(mesh) -> bool:
+    """Whether `mesh` has Explicit and Auto axes (and no Manual one)."""
+    return set(mesh.axis_types) == {shd.AxisType.Explicit, shd.AxisType.Auto}
+
+
+def _kept_axes(entry, keep):
+    """A spec entry with only the mesh axes in `keep`."""
+    if entry is None or entry is shd.PartitionSpec.UNCONSTRAINED:
+        return None
+    axes = [a for a in ((entry,) if isinstance(entry, str) else entry) if a in keep]
+    return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
 
 
 def _without_size_one(entry, sizes):
@@ -99,10 +119,37 @@ def _without_size_one(entry, sizes):
 
 
 def typed(x):
-    """The Typed of a concrete value: a GlobalArray over an all-Explicit mesh; else None."""
+    """The Typed of a concrete value: a GlobalArray over an all-Explicit mesh, or a
+    OneDeviceTyped (its kept type); else None."""
+    if type(x) is OneDeviceTyped:
+        return typed_sharding(x.type_sharding, core.get_aval(x))
     if type(x) is not sharded.GlobalArray:
         return None
     return typed_sharding(x._sharding, core.get_aval(x))
+
+
+class OneDeviceTyped(sharded.runtime.CommittedArray):
+    """An array `device_put` on one device from an array typed over a mesh of several
+    devices: as in JAX, it keeps that type (`jax.typeof`: `float32[8@a,8@b]`), so an
+    operation on it is typed by the rules (JAX's ShardingTypeError) and then refused
+    (its one device is not the type's mesh: JAX's ValueError), until it is put on a
+    mesh again; reading it (`np.asarray`, `device_get`) works."""
+    __slots__ = ("type_sharding",)
+
+
+def keep_type(src, device, put):
+    """`put(src, device)` (runtime's one-device `device_put`), with `src`'s type kept
+    when that is laid out over a mesh of more than one device and the result is
+    committed to `device`."""
+    t = typed(src)
+    if type(src) is OneDeviceTyped:
+        src = sharded.runtime.CommittedArray(src._buf, src.aval)
+    out = put(src, device)
+    if t is None or type(out) is not sharded.runtime.CommittedArray or t.mesh.size == 1:
+        return out
+    kept = OneDeviceTyped(out._buf, out.aval)
+    kept.type_sharding = t.sharding
+    return kept
 
 
 def made_mesh():

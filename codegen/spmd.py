@@ -49,10 +49,12 @@ from astjax.primitives.spmd import (check_sharding_fits, constrain_layouts, is_p
                                     is_layout, layouts_per_leaf, resolve_sharding)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
-from .spmd_devices import check_context_devices, check_placed, kept_layouts, mesh_and_devices
+from .spmd_devices import (check_context_devices, check_placed, check_types_placed, kept_layouts,
+                           mesh_and_devices, over_mesh)
 from .runtime_tokens import EMPTY, keep_tokens, replicated_over, token_handlers, token_inputs
 from . import explicit_control  # noqa: F401 -- registers explicit.NESTED's rules
 from .explicit_constraints import constrain_typed, constrain_unreduced, out_sharding
+from .explicit_types import OneDeviceTyped
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
@@ -97,8 +99,10 @@ def needs_spmd(jaxpr) -> bool:
 
 
 def layouts_of(leaves):
-    """Per leaf: its sharding when it is a GlobalArray, else None (a cache-key part)."""
-    return tuple(x._sharding if type(x) is sharded.GlobalArray else None for x in leaves)
+    """Per leaf: its sharding when it is a GlobalArray, its type's when it is a
+    OneDeviceTyped, else None (a cache-key part)."""
+    return tuple(x._sharding if type(x) is sharded.GlobalArray else x.type_sharding
+                 if type(x) is OneDeviceTyped else None for x in leaves)
 
 
 def _typed(sharding, aval, mesh):
@@ -333,6 +337,8 @@ class SpmdEntry:
                     hint="a host callback's result is on one device (XLA's maximal layout): "
                          "use it inside the jit that made it, or device_put it first")
         every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
+        check_types_placed(leaves, loc)
+        check_placed(leaves, None, name, loc)   # (the arguments first: JAX names them)
         self.mesh, self.devices = mesh_and_devices([s for s in every if s is not None], loc)
         self._kept = kept_layouts(jaxpr, ins, layouts, out_shardings)
         if self.devices is None:
@@ -581,8 +587,9 @@ def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
         raise
     env.update(before)      # (the same variables, typed beside their dead forward code)
     return [s if s is not None or not isinstance(v, core.Var) or v not in env   # (inside
-            else shd.NamedSharding(env[v].mesh, env[v].pspec)   # jit, one entry per dim)
-            for s, v in zip(outs, jaxpr.outvars)], env
+            or not explicit.is_explicit(env[v].mesh)   # jit, one entry per dim; a type
+            else shd.NamedSharding(env[v].mesh, env[v].pspec)   # over Auto axes too:
+            for s, v in zip(outs, jaxpr.outvars)], env          # XLA's)
 
 
 def constrain_inline(call, shardings, dyn_args, dyn_kwargs):
@@ -634,15 +641,17 @@ def eager_apply(prim, args, params):
             s.spec.unreduced or sharded.host_kind(s)) else None for s in layouts]
         outs_s = [None] * len(out_avals)
         if (prim in SPMD_PRIMITIVES and "sharding" in params
-                and not is_partial(params["sharding"], avals[0].ndim)):
+                and not is_partial(params["sharding"], avals[0].ndim, params.get("kind"))):
             outs_s = [params["sharding"]] * len(out_avals)
-        elif t is not None:   # laid out by its type
+        elif t is not None and explicit.is_explicit(t.mesh):   # laid out by its type
             outs_s = [t.sharding]
         elif prim.name == "slice":
             outs_s = [_eager_slice_sharding(args[0], params)]
         elif prim is shard_map_p and not params.get("auto") and type(params["mesh"]) is \
                 shd.Mesh:   # (JAX lays an eager shard_map's results out as its out_specs)
             outs_s = [shd.NamedSharding(params["mesh"], spec) for spec in params["out_specs"]]
+        elif prim in SPMD_PRIMITIVES and params.get("kind") == "reshard":
+            ins = [over_mesh(layouts[0], params["sharding"])]   # (XLA keeps its layout)
         if context is not None and not any(layouts):   # replicated over set_mesh's mesh
             ins = [shd.NamedSharding(context, shd.PartitionSpec())] * len(avals)
             outs_s = [s or _context_result(context, args, a, prim) for s, a in zip(outs_s,
@@ -703,4 +712,5 @@ def _eager_slice_sharding(x, params):
     return shd.NamedSharding(s.mesh, shd.PartitionSpec(*spec))
 
 
-runtime.register_spmd(eager_apply, (sharded.GlobalArray,), SPMD_PRIMITIVES, eager_context)
+runtime.register_spmd(eager_apply, (sharded.GlobalArray, OneDeviceTyped), SPMD_PRIMITIVES,
+                      eager_context)

@@ -5,8 +5,10 @@ its results keep, as JAX decides them:
   NamedSharding's mesh; several SingleDeviceShardings of one device: a one-device
   program, its results on that device); JAX's ValueError when they disagree;
 - `check_placed` / `check_context_devices`: JAX's ValueError for an argument committed
-  to other devices than the program's (or `set_mesh`'s), naming it;
-- `kept_layouts`: JAX's recovery of the user's layout for results XLA lays out.
+  to other devices than the program's (or `set_mesh`'s), naming it; `check_types_placed`:
+  for one on one device whose type names a mesh of several;
+- `kept_layouts`: JAX's recovery of the user's layout for results XLA lays out;
+  `over_mesh`: an operand's layout over the mesh of a `reshard` XLA lays out.
 """
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ from astjax.errors import ArgumentValueError, caller_location, function_name
 from astjax.primitives.shard_map import shard_map_p
 
 from . import runtime, sharded
+from .explicit_types import OneDeviceTyped, typed
 
-__all__ = ["kept_layouts", "mesh_and_devices", "check_placed", "check_context_devices",
-           "incompatible_context", "leaf_names"]
+__all__ = ["kept_layouts", "over_mesh", "mesh_and_devices", "check_placed", "check_types_placed",
+           "check_context_devices", "incompatible_context", "leaf_names"]
 
 
 def kept_layouts(jaxpr, ins, own, outs):
@@ -49,6 +52,18 @@ def kept_layouts(jaxpr, ins, own, outs):
             and v.aval.ndim == ndim else None for v, s in zip(jaxpr.outvars, outs)]
 
 
+def over_mesh(layout, target):
+    """An operand's `layout` seen over the mesh of layout `target` when both meshes
+    are one (the same axes and devices, in order, of any axis types): what a `reshard`
+    that leaves the layout to XLA (`is_partial`: over Auto axes) keeps, over its own
+    mesh, as JAX's eager `reshard` runs on that mesh; else `layout`."""
+    if not (isinstance(layout, shd.NamedSharding) and isinstance(target, shd.NamedSharding)
+            and type(target.mesh) is shd.Mesh and layout.mesh.shape == target.mesh.shape
+            and _assignment(layout) == _assignment(target)):
+        return layout
+    return shd.NamedSharding(target.mesh, layout.spec, memory_kind=layout.memory_kind)
+
+
 def mesh_and_devices(shardings, loc=None):
     """(mesh, device assignment) of a program whose layouts name `shardings`: the
     first NamedSharding's mesh; every sharding must use the same devices."""
@@ -65,9 +80,9 @@ def mesh_and_devices(shardings, loc=None):
         first = shd.NamedSharding(ctx, shd.PartitionSpec())
         mesh = ctx
     devs = sharded.assignment_of(first)
-    want = set(devs)
-    for s in shardings:
-        if s is not None and s.device_set != want:
+    for s in shardings:     # (JAX compares device assignments: the same devices in
+        # another order are another program)
+        if s is not None and _assignment(s) != devs:
             raise ArgumentValueError(
                 "Received incompatible devices for jitted computation: the layouts "
                 f"{first!r} and {s!r} use different devices",
@@ -77,14 +92,17 @@ def mesh_and_devices(shardings, loc=None):
 
 def check_placed(leaves, devs, name, loc):
     """JAX's ValueError for arguments committed to devices other than the program's
-    `devs` (a single-device array beside a sharded one): never moved silently."""
-    placed = [(i, x, [x.device] if isinstance(x, runtime.CommittedArray) else list(x._devices))
-              for i, x in enumerate(leaves)
+    `devs` (a single-device array beside a sharded one, the same devices in another
+    order), or, when `devs` is None, to devices other than the first such argument's:
+    never moved silently."""
+    placed = [(i, x, _placed_on(x)) for i, x in enumerate(leaves)
               if isinstance(x, runtime.CommittedArray) or type(x) is sharded.GlobalArray]
-    bad = next((p for p in placed if set(p[2]) != set(devs)), None)
+    if devs is None and placed:
+        devs = placed[0][2]
+    bad = next((p for p in placed if p[2] != tuple(devs)), None)
     if bad is None:
         return
-    first = next((p for p in placed if set(p[2]) != set(bad[2])), None)
+    first = next((p for p in placed if p[2] != bad[2]), None)
 
     def arg(p):
         i, x, ds = p
@@ -99,17 +117,42 @@ def check_placed(leaves, devs, name, loc):
                              hint="device_put the arguments on the same devices", loc=loc)
 
 
+def check_types_placed(leaves, loc):
+    """JAX's ValueError for an argument `device_put` on one device that kept a type over
+    a mesh of several (`explicit_types.OneDeviceTyped`): its one device is not the
+    type's mesh."""
+    for x in leaves:
+        if type(x) is OneDeviceTyped:
+            t = typed(x)
+            raise ArgumentValueError(
+                f"Length of device assignment 1 is not equal to the size of the mesh "
+                f"{t.mesh.size} of aval {t.str_short(True, axis_types=True)}. Please enter "
+                "your `jit` into a mesh context via `jax.set_mesh`.", loc=loc,
+                hint="device_put it on the mesh (a NamedSharding) first")
+
+
 def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):
     """Under `set_mesh` (`mesh`, JAX's device context) `jit` runs on the mesh's
     devices: an argument committed to others is JAX's ValueError, naming it."""
-    want = list(mesh.devices.flat)
-    bad = next((i for i, x in enumerate(leaves) if isinstance(x, runtime.CommittedArray)
-                or type(x) is sharded.GlobalArray and set(x._devices) != set(want)), None)
+    want = tuple(mesh.devices.flat)
+    bad = next((i for i, x in enumerate(leaves) if (
+        isinstance(x, runtime.CommittedArray) or type(x) is sharded.GlobalArray)
+        and _placed_on(x) != want), None)
     if bad is None:
         return
-    x = leaves[bad]
-    devs = [x.device] if isinstance(x, runtime.CommittedArray) else list(x._devices)
-    raise incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, bad, devs)
+    raise incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, bad,
+                               list(_placed_on(leaves[bad])))
+
+
+def _placed_on(x) -> tuple:
+    """The device assignment of a committed array or a GlobalArray (in order)."""
+    return (x.device,) if isinstance(x, runtime.CommittedArray) else tuple(x._devices)
+
+
+def _assignment(s) -> tuple:
+    """The device assignment of layout `s` (a GSPMDSharding's own order)."""
+    return tuple(s._devices) if isinstance(s, sharded.GSPMDSharding) else \
+        sharded.assignment_of(s)
 
 
 def incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, i, devs):

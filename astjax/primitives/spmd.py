@@ -76,10 +76,15 @@ def check_sharding_fits(s, aval, what, loc=None):
         raise shd.IndivisibleError(f"{what}: {e}") from None
 
 
-def is_partial(sharding, ndim) -> bool:
+def is_partial(sharding, ndim, kind=None) -> bool:
     """Whether a constraint leaves some dimension to the partitioner (its result's
-    layout is then XLA's choice, read back from the executable)."""
-    return bool(_unconstrained_dims(sharding, ndim))
+    layout is then XLA's choice, read back from the executable): an UNCONSTRAINED
+    entry, or a `reshard` over a mesh with Auto axes (`typed_constraint_op`: nothing
+    pinned, or every dimension open -- eagerly too, as JAX's `reshard` inside
+    `auto_axes` keeps the array's layout along the Auto axes)."""
+    return bool(_unconstrained_dims(sharding, ndim)) or (
+        kind == "reshard" and isinstance(sharding, shd.NamedSharding)
+        and shd.AxisType.Auto in sharding.mesh.axis_types)
 
 # ------------------------------------------------------------ sharding_constraint
 
