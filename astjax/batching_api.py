@@ -19,11 +19,11 @@ from typing import Any, NamedTuple, TypeVar, overload
 
 import numpy as np
 
-from . import core, dtypes, name_stack, tree_util, util
+from . import core, dtypes, hi_state, hi_values, name_stack, tree_util, util
 from .api import Jitted
 from .extend.core import eager_staging, eager_transform as _eager_transform
-from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
-                     caller_location, check_signature)
+from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
+                     NotImplementedInAstjaxError, ShapeError, caller_location, check_signature)
 from .staging import (StagedCallable, as_callable, leaf_labels, mapped_leaves, stage_flat,
                       wrapped_signature)
 from .transforms import batching  # noqa: F401  (registers the batch rules)
@@ -184,6 +184,25 @@ class BatchedFunction(StagedCallable):
         return dims
 
     def stage_inline(self, *args, **kwargs):
+        if not hi_state.pytype_aval_mappings:
+            return self._stage(args, kwargs)
+        # hijax Variables the function closes over and writes: passed in unmapped, their
+        # final states returned unmapped and stored back (JAX's effects under vmap)
+        return hi_state.carrying(lambda: self._stage(args, kwargs),
+                                 lambda objs: self._stage_carrying(objs, args, kwargs))
+
+    def _stage_carrying(self, objs, args, kwargs):
+        cap = hi_state.Lowering(list(objs))
+        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
+        inner = BatchedFunction(hi_values.closed_over(self.fun, objs), (*axes, None),
+                                (self.out_axes, None), self.axis_name, self.axis_size,
+                                self.spmd_axis_name)
+        inner._hi_states = len(cap.objs)
+        out, states = inner._stage((*args, cap.tree), kwargs)
+        cap.write_back(states)
+        return out
+
+    def _stage(self, args, kwargs):
         loc = caller_location()
         check_signature(self.fun, args, kwargs, "vmap")
         dims = self._in_dims(args, kwargs, loc)
@@ -237,6 +256,12 @@ class BatchedFunction(StagedCallable):
         results = []
         for i, (x, d, want, key) in enumerate(zip(outs, out_dims, out_axes, out_keys)):
             if want is None:
+                if d is not None and i >= len(outs) - self._hi_leaves(out_tree):
+                    raise HiBatchingError(
+                        "a mutable hi value (hijax Variable) the vmapped function closes "
+                        "over is written a batched value: its hi primitives define no "
+                        "batching rule", hint="write it an unbatched value (e.g. a mean "
+                                              "over the batch), or pass it mapped", loc=loc)
                 if d is not None:   # (JAX's words, naming the output's key path)
                     path = tree_util.keystr(tree_util.treedef_paths(out_tree)[i])
                     raise ArgumentValueError(
@@ -254,6 +279,20 @@ class BatchedFunction(StagedCallable):
                                          loc=loc)
             results.append(batching.matchaxis(x, d, want % nd, size))
         return tree_util.tree_unflatten(out_tree, results)
+
+
+    _hi_states = 0   # (a `_stage_carrying` wrapper: its results end with these states)
+
+    def _hi_leaves(self, out_tree):
+        """How many of the flat results are states of hijax Variables stored back."""
+        if not self._hi_states:
+            return 0
+        return out_tree.children[1].num_leaves
+
+
+class HiBatchingError(NotImplementedInAstjaxError):
+    """A batched value written into a mutable hi value under `vmap` (JAX: the hi
+    primitive has no batching rule, a NotImplementedError)."""
 
 
 _is_key = dtypes.has_extended_dtype  # a typed PRNG key array (key data trailing)

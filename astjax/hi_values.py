@@ -29,16 +29,27 @@ def run_lowered(fun, tree, nodes=(), cap_objs=Idents()):
     return out, finals(objs) + cap_finals
 
 
+def closed_over(fun, objs):
+    """`fun` as a function of `(*args, nodes, **kwargs)` -> `(its result, states)`: run
+    with the mutable hi values `objs` it closes over holding the states `nodes` (their
+    `Lowering`'s tree), their final states returned."""
+    cap_objs = Idents(objs)
+
+    def lowered(*a, **k):
+        return run_lowered(fun, (a[:-1], k), a[-1], cap_objs)
+    return lowered
+
+
 def grad_call(make, fun, has_aux, with_value, args, kwargs, caps=()):
     """`grad` / `value_and_grad` of `fun` with mutable hi values among its (not
     differentiated) arguments, or `caps` it closes over (passed after the others):
     `make(g)` is the same transformation of `g` with `has_aux=True`; the final states
     ride in the aux output, then are stored back."""
     low, cap = Lowering((args, kwargs)), Lowering(list(caps))
-    cap_objs = Idents(caps)
+    run = closed_over(fun, caps)
 
     def lowered(*a, **k):
-        out, states = run_lowered(fun, (a[:-1], k), a[-1], cap_objs)
+        out, states = run(*a, **k)
         return (out[0], (out[1], states)) if has_aux else (out, states)
 
     a, k = low.tree

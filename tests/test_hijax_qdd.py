@@ -352,3 +352,69 @@ def test_cond_and_while_loop_carry_a_closed_over_value_their_bodies_write():
     assert _val(c) == ("float32", 6.0)
     assert int(w(jnp.int32(1))) == 3      # eager
     assert _val(c) == ("float32", 8.0)
+
+
+# ------------------------------------------------------------------------ vmap
+# (JAX: a closed-over value written an unbatched value stays unbatched)
+
+
+def _counting(c):
+    """`x -> x * (the cell's value after adding 1 to it)`."""
+    def body(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * cell_get(c)
+    return body
+
+
+def test_vmap_stores_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(1.0))
+    f = jax.jit(lambda x: jax.vmap(_counting(c))(x))
+    assert np.asarray(f(jnp.ones(2))).tolist() == [2.0, 2.0]
+    assert _val(c) == ("float32", 2.0)
+    assert np.asarray(f(jnp.ones(2))).tolist() == [3.0, 3.0]
+    v = jax.vmap(_counting(c))    # eager
+    assert np.asarray(v(jnp.ones(2))).tolist() == [4.0, 4.0]
+    cell_set(c, jnp.float32(10.0))
+    assert np.asarray(v(jnp.ones(2))).tolist() == [11.0, 11.0]
+    assert _val(c) == ("float32", 11.0)
+    d = Cell._new(jnp.float32(0.0))
+    assert jax.vmap(jax.vmap(_counting(d)))(jnp.ones((2, 3))).shape == (2, 3)
+    assert _val(d) == ("float32", 1.0)
+
+
+def test_vmap_of_an_unmapped_argument_and_under_grad():
+    c = Cell._new(jnp.float32(1.0))
+
+    def body(c, x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * 2
+
+    out = jax.vmap(body, in_axes=(None, 0))(c, jnp.ones(2))
+    assert np.asarray(out).tolist() == [2.0, 2.0]
+    assert _val(c) == ("float32", 2.0)
+
+    def loss(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x ** 2
+
+    assert np.asarray(jax.vmap(jax.grad(loss))(jnp.arange(3.0))).tolist() == [0.0, 2.0, 4.0]
+    assert _val(c) == ("float32", 3.0)
+    g = jax.grad(lambda x: jax.vmap(loss)(x).sum())(jnp.arange(3.0))
+    assert np.asarray(g).tolist() == [0.0, 2.0, 4.0]
+    assert _val(c) == ("float32", 4.0)
+
+
+def test_vmap_writing_a_batched_value_is_jaxs_not_implemented_error():
+    c = Cell._new(jnp.float32(1.0))
+
+    def body(x):
+        cell_set(c, cell_get(c) + x)
+        return x
+
+    try:   # (JAX: "Batching rule for 'cell_set' not implemented")
+        jax.vmap(body)(jnp.ones(2))
+    except NotImplementedError as e:
+        assert "batched value" in str(e)
+    else:
+        raise AssertionError("no error")
+    assert _val(c) == ("float32", 1.0)
