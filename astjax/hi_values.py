@@ -13,9 +13,9 @@ values, stored back in turn.
 from __future__ import annotations
 
 from .errors import ArgumentTypeError
-from .hi_state import (CapturedHiError, Idents, Lowering, finals,  # noqa: F401
-                       has_mutable, hi_type, pytype_aval_mappings, raise_tree, swapped_in,
-                       watched, watching)
+from .hi_state import (CapturedHiError, Idents, Lowering, carrying,  # noqa: F401
+                       finals, has_mutable, hi_type, pytype_aval_mappings, raise_tree,
+                       swapped_in, watched, watching)
 from .staging import as_callable
 
 
@@ -61,6 +61,27 @@ def grad_call(make, fun, has_aux, with_value, args, kwargs, caps=()):
     if not with_value:
         return (grads, aux) if has_aux else grads
     return ((value, aux) if has_aux else value), grads
+
+
+def aux_carrying(plain, transform, fun, has_aux):
+    """`plain()` -- a transformation (`jvp`, `vjp`, `linearize`) of `fun` with
+    `has_aux` -- watched; when `fun` writes mutable hi values it closes over,
+    `transform(g)` instead: the same transformation, with `has_aux=True`, of `g`, which
+    runs `fun` with their states swapped in and returns their final states in its aux
+    output (as JAX's effects leave a differentiated function); those are stored back."""
+    def lifted(objs):
+        cap = Lowering(list(objs))
+        run = closed_over(fun, objs)
+
+        def g(*a, **k):
+            out, states = run(*a, cap.tree, **k)
+            return (out[0], (out[1], states)) if has_aux else (out, states)
+
+        *res, pack = transform(g)
+        aux, states = pack if has_aux else (None, pack)
+        cap.write_back(states)
+        return (*res, aux) if has_aux else tuple(res)
+    return carrying(plain, lifted)
 
 
 def check_not_differentiated(args, argnums) -> None:

@@ -418,3 +418,43 @@ def test_vmap_writing_a_batched_value_is_jaxs_not_implemented_error():
     else:
         raise AssertionError("no error")
     assert _val(c) == ("float32", 1.0)
+
+
+# --------------------------------------------------------- jvp / vjp / linearize
+# (the final states leave as JAX's effects do: stored back after the forward pass)
+
+
+def _adding(c):
+    """`x -> x * (the cell's value after adding x to it, not differentiated)`."""
+    def f(x):
+        cell_set(c, cell_get(c) + jax.lax.stop_gradient(x))
+        return x * cell_get(c)
+    return f
+
+
+def test_jvp_stores_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(0.0))
+    p, t = jax.jvp(_adding(c), (jnp.float32(2.0),), (jnp.float32(1.0),))
+    assert (float(p), float(t), _val(c)) == (4.0, 2.0, ("float32", 2.0))
+    j = jax.jit(lambda x: jax.jvp(_adding(c), (x,), (jnp.float32(1.0),)))
+    assert [float(v) for v in j(jnp.float32(1.0))] == [3.0, 3.0]
+    assert [float(v) for v in j(jnp.float32(1.0))] == [4.0, 4.0]
+    assert _val(c) == ("float32", 4.0)
+    (p, t, aux) = jax.jvp(lambda x: (_adding(c)(x), x + 1), (jnp.float32(1.0),),
+                          (jnp.float32(1.0),), has_aux=True)
+    assert (float(p), float(aux), _val(c)) == (5.0, 2.0, ("float32", 5.0))
+
+
+def test_vjp_and_linearize_store_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(4.0))
+    y, pb = jax.vjp(_adding(c), jnp.float32(1.0))
+    assert _val(c) == ("float32", 5.0)   # (after the forward pass)
+    assert (float(y), float(pb(jnp.float32(1.0))[0])) == (5.0, 5.0)
+    k = jax.jit(lambda x: jax.vjp(_adding(c), x)[1](jnp.float32(1.0))[0])
+    assert float(k(jnp.float32(1.0))) == 6.0
+    assert float(k(jnp.float32(1.0))) == 7.0
+    y, pb, aux = jax.vjp(lambda x: (_adding(c)(x), x), jnp.float32(1.0), has_aux=True)
+    assert (float(y), float(aux), _val(c)) == (8.0, 1.0, ("float32", 8.0))
+    y, lin = jax.linearize(_adding(c), jnp.float32(1.0))
+    assert (float(y), float(lin(jnp.float32(1.0)))) == (9.0, 9.0)
+    assert _val(c) == ("float32", 9.0)
