@@ -458,3 +458,51 @@ def test_vjp_and_linearize_store_a_closed_over_value_back():
     y, lin = jax.linearize(_adding(c), jnp.float32(1.0))
     assert (float(y), float(lin(jnp.float32(1.0)))) == (9.0, 9.0)
     assert _val(c) == ("float32", 9.0)
+
+
+# ------------------------------------------------------ custom_jvp / custom_vjp
+# (JAX runs the rule only, under differentiation: one write per call)
+
+
+def _custom(c, kind):
+    """A custom_jvp / custom_vjp `x -> x * x * (the cell's value after adding 1)`."""
+    def f(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * x * cell_get(c)
+    if kind == "jvp":
+        f = jax.custom_jvp(f)
+        f.defjvp(lambda p, t: (f(p[0]), 2 * p[0] * t[0]))
+    else:
+        f = jax.custom_vjp(f)
+        f.defvjp(lambda x: (f(x), x), lambda x, g: (2 * x * g,))
+    return f
+
+
+def test_custom_rules_store_a_closed_over_value_back():
+    for kind in ("jvp", "vjp"):
+        c = Cell._new(jnp.float32(1.0))
+        f = _custom(c, kind)
+        assert float(f(jnp.float32(3.0))) == 18.0
+        assert float(jax.grad(f)(jnp.float32(3.0))) == 6.0
+        assert float(jax.grad(f)(jnp.float32(3.0))) == 6.0
+        assert _val(c) == ("float32", 4.0), kind
+    c = Cell._new(jnp.float32(1.0))
+    t = jax.jvp(_custom(c, "jvp"), (jnp.float32(3.0),), (jnp.float32(3.0),))[1]
+    assert (float(t), _val(c)) == (18.0, ("float32", 2.0))
+
+
+def test_custom_vjp_with_nondiff_arguments_stores_a_closed_over_value_back():
+    import functools
+    c = Cell._new(jnp.float32(1.0))
+
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def f(k, x):
+        cell_set(c, cell_get(c) + k)
+        return x * k, x
+
+    f.defvjp(lambda k, x: (f(k, x), x), lambda k, x, g: (g[0] * k + g[1],))
+    assert float(jax.grad(lambda x: f(2.0, x)[0] + f(3.0, x)[1])(jnp.float32(1.0))) == 3.0
+    assert _val(c) == ("float32", 6.0)
+    y, pb = jax.vjp(lambda x: f(2.0, x), jnp.float32(1.0))
+    assert float(pb((jnp.float32(1.0), jnp.float32(1.0)))[0]) == 3.0
+    assert _val(c) == ("float32", 8.0)
