@@ -112,8 +112,7 @@ class _Grad(_Transformed):
         lift = functools.partial(_hi.grad_call, functools.partial(self._with_aux, nums),
                                  self.fun, self.has_aux, self.with_value, args, kwargs)
         if _hi.has_mutable((args, kwargs)):
-            _hi.check_not_differentiated(args, nums)
-            return lift()
+            return lift(nums=nums)
         fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums, known=True)
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))

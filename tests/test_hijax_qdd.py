@@ -174,15 +174,53 @@ def test_grad_non_differentiated_argument_is_stored_back():
     assert _val(c) == ("float32", 2.0)
 
 
-def test_grad_with_respect_to_a_mutable_value_is_a_located_error():
-    # (JAX reaches the type's own jvp rule, which here raises NotImplementedError)
+def test_grad_with_respect_to_a_mutable_value_reaches_the_types_jvp_rule():
+    # (JAX's: cell_get's jvp rule, which raises NotImplementedError)
     c = Cell._new(jnp.float32(2.0))
+    for g in (jax.grad(lambda c: cell_get(c)), jax.jit(jax.grad(lambda c: cell_get(c)))):
+        try:
+            g(c)
+        except NotImplementedError:
+            pass
+        else:
+            raise AssertionError("no error")
+    assert _val(c) == ("float32", 2.0)
+
+
+class _PassingGet(CellGet):
+    def jvp(self, primals, tangents, *, avals):   # (a rule that lets it pass)
+        return [], []
+
+
+def test_grad_with_respect_to_a_mutable_value_past_its_rule_is_a_located_error():
+    c = Cell._new(jnp.float32(2.0))
+    get = _PassingGet("passing_get")
     try:
-        jax.grad(lambda c: cell_get(c))(c)
+        jax.grad(lambda c: get.bind(c, avals=jexp.cur_qdd(c).leaf_avals)[0])(c)
     except TypeError as e:
         assert "mutable hi value" in str(e)
     else:
         raise AssertionError("no error")
+
+
+def test_writing_a_differentiated_value_reaches_the_types_jvp_rule():
+    # (JAX: cell_set's jvp rule raises; flax's and Box's: "did you forget
+    # jax.lax.stop_gradient?")
+    c = Cell._new(jnp.float32(0.0))
+
+    def loss(x):
+        cell_set(c, x * 3)
+        return x ** 2
+
+    for t in (jax.grad, lambda f: lambda x: jax.jvp(f, (x,), (x,)),
+              lambda f: lambda x: jax.vjp(f, x)):
+        try:
+            t(loss)(jnp.float32(2.0))
+        except NotImplementedError:
+            pass
+        else:
+            raise AssertionError("no error")
+        assert _val(c) == ("float32", 0.0)
 
 
 # ----------------------------------------------- values a function closes over

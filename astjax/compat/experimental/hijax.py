@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from astjax import api as _api, hi_state as _hi
+from astjax import api as _api, hi_state as _hi, hi_values as _hi_values
 from astjax.core import Zero  # noqa: F401
 from astjax.extend.core import Primitive as _Primitive
 from astjax.interpreters.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
@@ -114,6 +114,7 @@ class HiPrimitive(_Primitive):
         """Apply the lowering to `args` (eagerly or on staged values); the mutable hi
         values among them and its results are reported to watched stagings."""
         _hi.touch(args)
+        _hi_values.check_jvp(self, args, params)   # (JAX's differentiation reaches it)
         out = self.to_lojax(*args, **params)
         _hi.made(out)
         return out
