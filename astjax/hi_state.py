@@ -78,7 +78,14 @@ def quiet() -> bool:
     return _quiet[0]
 
 
+def quietly():
+    """A context in which astjax reads hi values for itself (`quiet()`)."""
+    return _quietly()
+
+
 class _quietly:
+    """Astjax itself reading hi values (their states, a closure's contents): no touch."""
+
     def __enter__(self):
         self.was, _quiet[0] = _quiet[0], True
 

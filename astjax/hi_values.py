@@ -19,7 +19,7 @@ from .hi_state import (CapturedHiError, Idents, Lowering, carrying,  # noqa: F40
                        cur_qdd, differentiated, finals, has_mutable, hi_type, is_mutable,
                        pytype_aval_mappings, raise_tree, states_kept, swapped_in, watched,
                        watching)
-from .staging import as_callable
+from .staging import as_callable, differentiation_level
 from .transforms.ad import zeros_like_aval
 
 
@@ -123,6 +123,8 @@ def check_jvp(prim, args, params) -> None:
     rule = getattr(type(prim), "jvp", None)   # (a class's own: a Primitive's instance
     if (rule is None or _in_rule[0] or hi_state.quiet()   # slot is None; astjax's own
             or not any(map(_maybe_perturbed, args))):    # reads and stores: none)
+        return
+    if not differentiation_level.depth:   # (a checkpoint's body: not differentiated)
         return
     perturbed = [id(x) in differentiated or carries_tangent(x) for x in args]
     if not any(perturbed):

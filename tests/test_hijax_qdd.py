@@ -544,3 +544,36 @@ def test_custom_vjp_with_nondiff_arguments_stores_a_closed_over_value_back():
     y, pb = jax.vjp(lambda x: f(2.0, x), jnp.float32(1.0))
     assert float(pb((jnp.float32(1.0), jnp.float32(1.0)))[0]) == 3.0
     assert _val(c) == ("float32", 8.0)
+
+
+# ------------------------------------------------------------------ checkpoint
+# (JAX 0.10.2 raises on these -- "Too many leaves for PyTreeDef" eagerly, a ValueError
+# under jit --; astjax carries the value as jit does)
+
+
+def test_checkpoint_stores_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(1.0))
+
+    @jax.checkpoint
+    def f(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * x
+
+    assert float(f(jnp.float32(3.0))) == 9.0
+    assert _val(c) == ("float32", 2.0)
+    assert float(jax.jit(f)(jnp.float32(3.0))) == 9.0
+    assert _val(c) == ("float32", 3.0)
+    assert float(jax.grad(f)(jnp.float32(3.0))) == 6.0   # (no tangent for the state)
+
+
+def test_checkpoint_reads_a_closed_over_value_at_every_call():
+    c = Cell._new(jnp.float32(2.0))
+    g = jax.checkpoint(lambda y: y * cell_get(c))
+    f = jax.jit(lambda x: g(x))
+    assert float(f(jnp.float32(1.0))) == 2.0
+    cell_set(c, jnp.float32(5.0))
+    assert float(f(jnp.float32(1.0))) == 5.0     # (not the first program's constant)
+    assert float(g(jnp.float32(1.0))) == 5.0
+    cell_set(c, jnp.float32(7.0))
+    assert float(g(jnp.float32(1.0))) == 7.0
+    assert float(jax.grad(g)(jnp.float32(1.0))) == 7.0
