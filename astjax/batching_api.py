@@ -108,9 +108,13 @@ class BatchedFunction(StagedCallable):
             if core.current_builder() is not None:
                 return self.stage_inline(*args, **kwargs)
             if self._guard is None:   # (staged again once a global `fun` reads is rebound)
-                self._guard = compile_cache.Guarded(lambda: Jitted(self))
+                # (with hijax Variables: those it returns handed back past the program)
+                target = self._eager = (_HiOutputs(self) if hi_state.pytype_aval_mappings
+                                        else self)
+                self._guard = compile_cache.Guarded(lambda: Jitted(target))
             with _eager_transform(), eager_builder():   # (an extension primitive's impl
-                return self._guard.get(self.fun).run_compiled(args, kwargs)   # may lower)
+                out = self._guard.get(self.fun).run_compiled(args, kwargs)   # may lower)
+            return out if self._eager is self else self._eager.put_back(out)
         except Exception as e:
             _at_boundary(e)
             raise
@@ -236,10 +240,13 @@ class BatchedFunction(StagedCallable):
                                      hint="every mapped argument needs the same size along its "
                                           "mapped axis", loc=loc)
         size = size_set.pop()
+        # (hijax Variables it returns -- unmapped ones it was given: flax's nnx.vmap --
+        # are handed back as they are, as JAX's vmap hands them)
+        passed = _HiOutputs(self.fun) if hi_state.pytype_aval_mappings else self.fun
         with core.extend_axis_env(self.axis_name, size), mapped(norm_dims), \
                 staging_inputs(leaves), \
                 eager_staging(leaves, [d is not None for d in norm_dims]), eager_builder():
-            closed, out_tree = stage_flat(self.fun, in_tree, avals)
+            closed, out_tree = stage_flat(passed, in_tree, avals)
         check_mapped(closed, leaves, norm_dims)   # (JAX's sharding-in-types errors, unbatched)
         closed = discharge_closed(closed, "vmap", lift=refs)   # mutable references -> values
         with name_stack.transform_name_stack("vmap"):
@@ -278,7 +285,8 @@ class BatchedFunction(StagedCallable):
                                          f"rank {nd}", hint=f"use an axis in [-{nd}, {nd - 1}]",
                                          loc=loc)
             results.append(batching.matchaxis(x, d, want % nd, size))
-        return tree_util.tree_unflatten(out_tree, results)
+        out = tree_util.tree_unflatten(out_tree, results)
+        return passed.put_back(out) if passed is not self.fun else out
 
 
     _hi_states = 0   # (a `_stage_carrying` wrapper: its results end with these states)
@@ -303,6 +311,36 @@ def _is_array(x):
     Python scalar or another object."""
     return (isinstance(x, (core.Tracer, np.ndarray)) or hasattr(x, "_buf") or _is_key(x)
             or isinstance(getattr(x, "aval", None), core.ShapedArray))
+
+
+def _none_or_hi(x):
+    return x is None or hi_state.is_mutable(x)
+
+
+class _HiOutputs:
+    """`fun` returning None where it returns mutable hi values (`objs`, at `where` among
+    its leaves and Nones); `put_back` puts them back into the batched result."""
+
+    def __init__(self, fun):
+        self.fun, self.objs, self.where = fun, [], []
+
+    def __call__(self, *args, **kwargs):
+        out = as_callable(self.fun)(*args, **kwargs)
+        leaves = tree_util.tree_leaves(out, is_leaf=_none_or_hi)
+        self.where = [i for i, x in enumerate(leaves) if hi_state.is_mutable(x)]
+        if not self.where:
+            return out
+        self.objs = [leaves[i] for i in self.where]
+        return tree_util.tree_map(lambda x: None if hi_state.is_mutable(x) else x, out,
+                                  is_leaf=_none_or_hi)
+
+    def put_back(self, out):
+        if not self.where:
+            return out
+        leaves, treedef = tree_util.tree_flatten(out, is_leaf=lambda x: x is None)
+        for i, obj in zip(self.where, self.objs):
+            leaves[i] = obj
+        return tree_util.tree_unflatten(treedef, leaves)
 
 
 class _FixedArgs:

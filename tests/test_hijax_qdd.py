@@ -442,6 +442,20 @@ def test_vmap_of_an_unmapped_argument_and_under_grad():
     assert _val(c) == ("float32", 4.0)
 
 
+def test_vmap_hands_back_an_unmapped_value_it_returns():
+    c = Cell._new(jnp.float32(1.0))
+
+    def body(c, x):
+        cell_set(c, cell_get(c) + 1.0)
+        return c, x * 2
+
+    c2, y = jax.vmap(body, in_axes=(None, 0), out_axes=(None, 0))(c, jnp.ones(2))
+    assert c2 is c and np.asarray(y).tolist() == [2.0, 2.0]
+    assert _val(c) == ("float32", 2.0)
+    c3, _ = jax.vmap(lambda x: (c, x), out_axes=(None, 0))(jnp.ones(2))
+    assert c3 is c
+
+
 def test_vmap_writing_a_batched_value_is_jaxs_not_implemented_error():
     c = Cell._new(jnp.float32(1.0))
 
