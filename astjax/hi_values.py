@@ -1,6 +1,9 @@
 """Mutable hi values (`astjax.hi_state`: flax's hijax Variables) at a transformation's
-boundary: passed to `jit`, `eval_shape` or as a non-differentiated argument of `grad`,
-or closed over by the function (`hi_state.watching` finds those).
+boundary: passed to `jit`, `eval_shape` or `grad`, or closed over by the function
+(`hi_state.watching` finds those) -- by `vmap`, `checkpoint`, `custom_jvp` /
+`custom_vjp` too (`closed_over`: their states passed in and out) and `jvp` / `vjp` /
+`linearize` (`aux_carrying`: out in the aux output). `check_jvp`: a hi primitive
+whose operand carries a tangent runs its type's jvp rule, for what it raises, as JAX.
 
 As JAX lowers such a value, the call here lowers each one to its arrays (`read_loval`),
 its qdd kept static (a `hi_state.Lo` node, so the staging is keyed by it); stages the
