@@ -112,8 +112,7 @@ class _Grad(_Transformed):
         lift = functools.partial(_hi.grad_call, functools.partial(self._with_aux, nums),
                                  self.fun, self.has_aux, self.with_value, args, kwargs)
         if _hi.has_mutable((args, kwargs)):
-            _hi.check_not_differentiated(args, nums)
-            return lift()
+            return lift(nums=nums)
         fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums, known=True)
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))
@@ -256,6 +255,13 @@ def _check_tangent(p_aval, t, where):
 def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
         has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), the directional derivative along tangents)."""
+    if not _hi.pytype_aval_mappings:
+        return _jvp(fun, primals, tangents, has_aux)
+    return _hi.aux_carrying(lambda: _jvp(fun, primals, tangents, has_aux),   # (hijax
+                            lambda g: _jvp(g, primals, tangents, True), fun, has_aux)  # Variables)
+
+
+def _jvp(fun, primals, tangents, has_aux):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise ArgumentTypeError("primal and tangent arguments to jax.jvp must be tuples or "
                                 f"lists; found {type(primals).__name__} and "
@@ -307,6 +313,13 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 @_entry_point
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
+    if not _hi.pytype_aval_mappings:
+        return _linearize(fun, primals, has_aux)
+    return _hi.aux_carrying(lambda: _linearize(fun, primals, has_aux),   # (hijax Variables)
+                            lambda g: _linearize(g, primals, True), fun, has_aux)
+
+
+def _linearize(fun, primals, has_aux):
     closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, concrete=True,
                                                aux="linearize" if has_aux else None)
     in_avals = [v.aval for v in closed.jaxpr.invars]
@@ -356,6 +369,13 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     As in JAX, vjp_fn is a pytree whose leaves are the residuals (here a
     `tree_util.Partial`; it can be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
     it -- is staged when vjp_fn is first called, not here."""
+    if not _hi.pytype_aval_mappings:
+        return _vjp(fun, primals, has_aux)
+    return _hi.aux_carrying(lambda: _vjp(fun, primals, has_aux),   # (hijax Variables)
+                            lambda g: _vjp(g, primals, True), fun, has_aux)
+
+
+def _vjp(fun, primals, has_aux):
     closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, reverse=("vjp", has_aux),
                                                aux="vjp" if has_aux else None, concrete=True)
     in_avals = [v.aval for v in closed.jaxpr.invars]

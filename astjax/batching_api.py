@@ -19,11 +19,11 @@ from typing import Any, NamedTuple, TypeVar, overload
 
 import numpy as np
 
-from . import core, dtypes, name_stack, tree_util, util
+from . import core, dtypes, hi_state, hi_values, name_stack, tree_util, util
 from .api import Jitted
 from .extend.core import eager_staging, eager_transform as _eager_transform
-from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
-                     caller_location, check_signature)
+from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
+                     NotImplementedInAstjaxError, ShapeError, caller_location, check_signature)
 from .staging import (StagedCallable, as_callable, leaf_labels, mapped_leaves, stage_flat,
                       wrapped_signature)
 from .transforms import batching  # noqa: F401  (registers the batch rules)
@@ -108,9 +108,13 @@ class BatchedFunction(StagedCallable):
             if core.current_builder() is not None:
                 return self.stage_inline(*args, **kwargs)
             if self._guard is None:   # (staged again once a global `fun` reads is rebound)
-                self._guard = compile_cache.Guarded(lambda: Jitted(self))
+                # (with hijax Variables: those it returns handed back past the program)
+                target = self._eager = (_HiOutputs(self) if hi_state.pytype_aval_mappings
+                                        else self)
+                self._guard = compile_cache.Guarded(lambda: Jitted(target))
             with _eager_transform(), eager_builder():   # (an extension primitive's impl
-                return self._guard.get(self.fun).run_compiled(args, kwargs)   # may lower)
+                out = self._guard.get(self.fun).run_compiled(args, kwargs)   # may lower)
+            return out if self._eager is self else self._eager.put_back(out)
         except Exception as e:
             _at_boundary(e)
             raise
@@ -184,6 +188,25 @@ class BatchedFunction(StagedCallable):
         return dims
 
     def stage_inline(self, *args, **kwargs):
+        if not hi_state.pytype_aval_mappings:
+            return self._stage(args, kwargs)
+        # hijax Variables the function closes over and writes: passed in unmapped, their
+        # final states returned unmapped and stored back (JAX's effects under vmap)
+        return hi_state.carrying(lambda: self._stage(args, kwargs),
+                                 lambda objs: self._stage_carrying(objs, args, kwargs))
+
+    def _stage_carrying(self, objs, args, kwargs):
+        cap = hi_state.Lowering(list(objs))
+        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
+        inner = BatchedFunction(hi_values.closed_over(self.fun, objs), (*axes, None),
+                                (self.out_axes, None), self.axis_name, self.axis_size,
+                                self.spmd_axis_name)
+        inner._hi_states = len(cap.objs)
+        out, states = inner._stage((*args, cap.tree), kwargs)
+        cap.write_back(states)
+        return out
+
+    def _stage(self, args, kwargs):
         loc = caller_location()
         check_signature(self.fun, args, kwargs, "vmap")
         dims = self._in_dims(args, kwargs, loc)
@@ -217,10 +240,13 @@ class BatchedFunction(StagedCallable):
                                      hint="every mapped argument needs the same size along its "
                                           "mapped axis", loc=loc)
         size = size_set.pop()
+        # (hijax Variables it returns -- unmapped ones it was given: flax's nnx.vmap --
+        # are handed back as they are, as JAX's vmap hands them)
+        passed = _HiOutputs(self.fun) if hi_state.pytype_aval_mappings else self.fun
         with core.extend_axis_env(self.axis_name, size), mapped(norm_dims), \
                 staging_inputs(leaves), \
                 eager_staging(leaves, [d is not None for d in norm_dims]), eager_builder():
-            closed, out_tree = stage_flat(self.fun, in_tree, avals)
+            closed, out_tree = stage_flat(passed, in_tree, avals)
         check_mapped(closed, leaves, norm_dims)   # (JAX's sharding-in-types errors, unbatched)
         closed = discharge_closed(closed, "vmap", lift=refs)   # mutable references -> values
         with name_stack.transform_name_stack("vmap"):
@@ -237,6 +263,12 @@ class BatchedFunction(StagedCallable):
         results = []
         for i, (x, d, want, key) in enumerate(zip(outs, out_dims, out_axes, out_keys)):
             if want is None:
+                if d is not None and i >= len(outs) - self._hi_leaves(out_tree):
+                    raise HiBatchingError(
+                        "a mutable hi value (hijax Variable) the vmapped function closes "
+                        "over is written a batched value: its hi primitives define no "
+                        "batching rule", hint="write it an unbatched value (e.g. a mean "
+                                              "over the batch), or pass it mapped", loc=loc)
                 if d is not None:   # (JAX's words, naming the output's key path)
                     path = tree_util.keystr(tree_util.treedef_paths(out_tree)[i])
                     raise ArgumentValueError(
@@ -253,7 +285,22 @@ class BatchedFunction(StagedCallable):
                                          f"rank {nd}", hint=f"use an axis in [-{nd}, {nd - 1}]",
                                          loc=loc)
             results.append(batching.matchaxis(x, d, want % nd, size))
-        return tree_util.tree_unflatten(out_tree, results)
+        out = tree_util.tree_unflatten(out_tree, results)
+        return passed.put_back(out) if passed is not self.fun else out
+
+
+    _hi_states = 0   # (a `_stage_carrying` wrapper: its results end with these states)
+
+    def _hi_leaves(self, out_tree):
+        """How many of the flat results are states of hijax Variables stored back."""
+        if not self._hi_states:
+            return 0
+        return out_tree.children[1].num_leaves
+
+
+class HiBatchingError(NotImplementedInAstjaxError):
+    """A batched value written into a mutable hi value under `vmap` (JAX: the hi
+    primitive has no batching rule, a NotImplementedError)."""
 
 
 _is_key = dtypes.has_extended_dtype  # a typed PRNG key array (key data trailing)
@@ -264,6 +311,36 @@ def _is_array(x):
     Python scalar or another object."""
     return (isinstance(x, (core.Tracer, np.ndarray)) or hasattr(x, "_buf") or _is_key(x)
             or isinstance(getattr(x, "aval", None), core.ShapedArray))
+
+
+def _none_or_hi(x):
+    return x is None or hi_state.is_mutable(x)
+
+
+class _HiOutputs:
+    """`fun` returning None where it returns mutable hi values (`objs`, at `where` among
+    its leaves and Nones); `put_back` puts them back into the batched result."""
+
+    def __init__(self, fun):
+        self.fun, self.objs, self.where = fun, [], []
+
+    def __call__(self, *args, **kwargs):
+        out = as_callable(self.fun)(*args, **kwargs)
+        leaves = tree_util.tree_leaves(out, is_leaf=_none_or_hi)
+        self.where = [i for i, x in enumerate(leaves) if hi_state.is_mutable(x)]
+        if not self.where:
+            return out
+        self.objs = [leaves[i] for i in self.where]
+        return tree_util.tree_map(lambda x: None if hi_state.is_mutable(x) else x, out,
+                                  is_leaf=_none_or_hi)
+
+    def put_back(self, out):
+        if not self.where:
+            return out
+        leaves, treedef = tree_util.tree_flatten(out, is_leaf=lambda x: x is None)
+        for i, obj in zip(self.where, self.objs):
+            leaves[i] = obj
+        return tree_util.tree_unflatten(treedef, leaves)
 
 
 class _FixedArgs:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import core, dtypes, tree_util
+from . import core, dtypes, hi_state, hi_values, tree_util
 from .codegen import compile_cache
 from .ad_api import _array_leaves, _fix_arguments, _stage, _staging, _Transformed
 from .api import Jitted
@@ -55,6 +55,8 @@ class _Checkpoint(_Transformed):
         self.static_argnums = static_argnums
         self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
                                 else tuple(static_argnames))
+
+    _hi_states = False   # (a `lifted` one: the last argument holds hijax Variables' states)
 
     def _static(self, args):
         """The static positions, checked against the number of arguments."""
@@ -100,11 +102,28 @@ class _Checkpoint(_Transformed):
         never inlines a stale staging (`compile_cache.shared_state`)."""
         if type(self.fun) is not types.FunctionType:
             return self._state()
-        return compile_cache.shared_state(
-            self.fun, ("checkpoint staging",) + tuple(getattr(self, a) for a in self._share),
-            dict)
+        with hi_state.quietly():   # (reading hijax Variables among its closure's contents)
+            return compile_cache.shared_state(
+                self.fun, ("checkpoint staging",) + tuple(getattr(self, a) for a in self._share),
+                dict)
 
     def stage_inline(self, *args, **kwargs):
+        if not hi_state.pytype_aval_mappings:
+            return self._stage(args, kwargs)
+
+        def lifted(objs):   # (hijax Variables it writes where it closes over them)
+            cap = hi_state.Lowering(list(objs))
+            cse = (self.prevent_cse if not isinstance(self.prevent_cse, tuple)
+                   else (*self.prevent_cse, False))
+            inner = _Checkpoint(hi_values.closed_over(self.fun, objs), cse, self.policy,
+                                self._static(args), self.static_argnames)
+            inner._hi_states = True
+            out, states = inner._stage((*args, cap.tree), kwargs)   # (not watched again)
+            cap.write_back(states)
+            return out
+        return hi_state.carrying(lambda: self._stage(args, kwargs), lifted)
+
+    def _stage(self, args, kwargs):
         fun, statics = self.fun, ()
         if self.static_argnums or self.static_argnames:
             nums = self._static(args)
@@ -113,15 +132,26 @@ class _Checkpoint(_Transformed):
             fun, args, kwargs = _fix_arguments(fun, args, kwargs, nums, self.static_argnames)
         # staged once per program for the same function, options, static arguments and
         # input types, as JAX caches it (a fresh `checkpoint(f)` wrapper too)
+        # (the states of hijax Variables passed last, by `lifted`: they carry no tangent)
+        nums = tuple(range(len(args) - 1)) if self._hi_states else None
         sig = array_signature(args, kwargs)
         if sig is None:   # (`_stage` reports the leaf that is not an array)
-            closed, _, out_tree, leaves = _stage(fun, args, kwargs, None)
+            closed, _, out_tree, leaves = _stage(fun, args, kwargs, None, nums=nums)
         else:
             leaves, in_tree, avals = sig
-            state = self._staging_state()
-            closed, out_tree = stage_once(
-                state, (statics, in_tree, avals, dtypes.config.x64_enabled),
-                lambda: _stage(fun, args, kwargs, None)[::2], shared=state)
+            state, touched = self._staging_state(), []
+
+            def make():   # (one reading hijax Variables' states is for this program only)
+                with hi_state.noting() as note:
+                    made = _stage(fun, args, kwargs, None, nums=nums)[::2]
+                touched.append(note.touched)
+                return made
+            staged = stage_once(state, (statics, in_tree, avals, dtypes.config.x64_enabled),
+                                make, shared=state)
+            if any(touched):
+                for k in [k for k, v in state.items() if v is staged]:
+                    del state[k]
+            closed, out_tree = staged
         body, consts = core.split_consts(closed)
         outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
                     differentiated=False, policy=self.policy)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 
-from . import ad_eager_values, core, tree_util
+from . import ad_eager_values, core, hi_state, hi_values, tree_util
 from .ad_base import _Transformed, _staging, differentiation
 from .core import bind
 from .errors import (ArgumentTypeError, DerivativeNotImplementedError, ShapeError,
@@ -85,6 +85,24 @@ class custom_jvp(_Transformed):
         return self.stage_inline(*args, **kwargs)
 
     def stage_inline(self, *args, **kwargs):
+        return _hi_carrying(self, args, kwargs)
+
+    def _hi_lifted(self, objs, run):
+        """This function of `run`'s form `(*args, nodes) -> (out, states)` (the
+        hijax Variables `objs` it closes over passed in), its rule run so too."""
+        user_jvp = self.jvp
+
+        def jvp(*a):
+            *nd, primals, tangents = a
+            (po, to), states = hi_state.swapped_in(objs, primals[-1], lambda: as_callable(
+                user_jvp)(*nd, tuple(primals[:-1]), tuple(tangents[:-1])))
+            zeros = tree_util.tree_map(lambda v: SymbolicZero(leaf_aval(v)), states)
+            return (po, states), (to, zeros)
+        g = custom_jvp(run, self.nondiff_argnums)
+        g.defjvp(jvp, self.symbolic_zeros)
+        return g
+
+    def _stage(self, args, kwargs):
         if self.jvp is None:
             raise UndefinedRuleError("No JVP defined for custom_jvp function "
                                      f"{getattr(self.fun, '__name__', '?')} using defjvp.")
@@ -194,6 +212,29 @@ class custom_vjp(_Transformed):
         return self.stage_inline(*args, **kwargs)
 
     def stage_inline(self, *args, **kwargs):
+        return _hi_carrying(self, args, kwargs)
+
+    def _hi_lifted(self, objs, run):
+        """This function of `run`'s form `(*args, nodes) -> (out, states)` (the
+        hijax Variables `objs` it closes over passed in), its fwd run so too."""
+        user_fwd, user_bwd = self.fwd, self.bwd
+
+        def fwd(*a):
+            nodes = tree_util.tree_map(
+                lambda p: p.value if isinstance(p, CustomVJPPrimal) else p, a[-1])
+            (out, res), states = hi_state.swapped_in(
+                objs, nodes, lambda: as_callable(user_fwd)(*a[:-1]))
+            return (out, states), res
+
+        def bwd(*a):
+            *nd, res, (ct, _) = a
+            got = as_callable(user_bwd)(*nd, res, ct)
+            return (*got, None) if isinstance(got, (tuple, list)) else got
+        g = custom_vjp(run, self.nondiff_argnums)
+        g.defvjp(fwd, bwd, self.symbolic_zeros, self.optimize_remat)
+        return g
+
+    def _stage(self, args, kwargs):
         if self.fwd is None:
             raise UndefinedRuleError("No VJP defined for custom_vjp function "
                                      f"{getattr(self.fun, '__name__', '?')} using defvjp.")
@@ -300,6 +341,22 @@ class custom_vjp(_Transformed):
 
 
 # ------------------------------------------------------------------- linear_call
+
+
+def _hi_carrying(custom, args, kwargs):
+    """`custom`'s staging; where its function writes hijax Variables it closes over, the
+    same function passing their states in and out (`_hi_lifted`), those stored back."""
+    if not hi_state.pytype_aval_mappings:
+        return custom._stage(args, kwargs)
+
+    def lifted(objs):
+        cap = hi_state.Lowering(list(objs))
+        a = resolve_kwargs(custom.fun, args, kwargs, type(custom).__name__)
+        g = custom._hi_lifted(objs, hi_values.closed_over(custom.fun, objs))
+        out, states = g._stage((*a, cap.tree), {})   # (not watched again: see carrying)
+        cap.write_back(states)
+        return out
+    return hi_state.carrying(lambda: custom._stage(args, kwargs), lifted)
 
 
 def linear_call(fun, fun_transpose, residual_args, linear_args):

@@ -73,7 +73,19 @@ _notes: list[_Log] = []   # the stagings `noting` (control-flow bodies kept for 
 _quiet = [False]   # (reading or storing a state here binds hi primitives: not a touch)
 
 
+def quiet() -> bool:
+    """Whether astjax itself is reading or storing a hi value's state now."""
+    return _quiet[0]
+
+
+def quietly():
+    """A context in which astjax reads hi values for itself (`quiet()`)."""
+    return _quietly()
+
+
 class _quietly:
+    """Astjax itself reading hi values (their states, a closure's contents): no touch."""
+
     def __enter__(self):
         self.was, _quiet[0] = _quiet[0], True
 
@@ -230,14 +242,17 @@ def _is_lo(x) -> bool:
     return isinstance(x, Lo)
 
 
-def raise_tree(tree):
-    """`tree` with its `Lo` nodes raised to fresh hi values, and those values in order."""
+def raise_tree(tree, diff=()):
+    """`tree` with its `Lo` nodes raised to fresh hi values, and those values in order;
+    those of the indices `diff` are noted as `differentiated`."""
     out_objs: dict[int, Any] = {}
 
     def up(x):
         if not isinstance(x, Lo):
             return x
         obj = out_objs[x.index] = x.aval.new_from_loval(x.qdd, *x.vals)
+        if x.index in diff:
+            differentiated[id(obj)] = obj
         for log in (*_logs, *_notes):
             log.local.add(id(obj))
         return obj
@@ -271,6 +286,24 @@ def swapped_in(objs, nodes, call):
     finally:
         for obj, (qdd, vals) in zip(objs, saved):
             _store(obj, qdd, vals)
+
+
+class states_kept:
+    """Put the states of the mutable hi values `objs` back on exit."""
+
+    def __init__(self, objs):
+        self.objs = [x for x in objs if is_mutable(x)]
+
+    def __enter__(self):
+        self.saved = [_state(x) for x in self.objs]
+
+    def __exit__(self, *exc):
+        for x, (qdd, vals) in zip(self.objs, self.saved):
+            _store(x, qdd, vals)
+        return False
+
+
+differentiated: dict[int, Any] = {}   # id -> the hi values a `grad` differentiates now
 
 
 def carrying(plain, lifted):

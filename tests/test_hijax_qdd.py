@@ -174,15 +174,53 @@ def test_grad_non_differentiated_argument_is_stored_back():
     assert _val(c) == ("float32", 2.0)
 
 
-def test_grad_with_respect_to_a_mutable_value_is_a_located_error():
-    # (JAX reaches the type's own jvp rule, which here raises NotImplementedError)
+def test_grad_with_respect_to_a_mutable_value_reaches_the_types_jvp_rule():
+    # (JAX's: cell_get's jvp rule, which raises NotImplementedError)
     c = Cell._new(jnp.float32(2.0))
+    for g in (jax.grad(lambda c: cell_get(c)), jax.jit(jax.grad(lambda c: cell_get(c)))):
+        try:
+            g(c)
+        except NotImplementedError:
+            pass
+        else:
+            raise AssertionError("no error")
+    assert _val(c) == ("float32", 2.0)
+
+
+class _PassingGet(CellGet):
+    def jvp(self, primals, tangents, *, avals):   # (a rule that lets it pass)
+        return [], []
+
+
+def test_grad_with_respect_to_a_mutable_value_past_its_rule_is_a_located_error():
+    c = Cell._new(jnp.float32(2.0))
+    get = _PassingGet("passing_get")
     try:
-        jax.grad(lambda c: cell_get(c))(c)
+        jax.grad(lambda c: get.bind(c, avals=jexp.cur_qdd(c).leaf_avals)[0])(c)
     except TypeError as e:
         assert "mutable hi value" in str(e)
     else:
         raise AssertionError("no error")
+
+
+def test_writing_a_differentiated_value_reaches_the_types_jvp_rule():
+    # (JAX: cell_set's jvp rule raises; flax's and Box's: "did you forget
+    # jax.lax.stop_gradient?")
+    c = Cell._new(jnp.float32(0.0))
+
+    def loss(x):
+        cell_set(c, x * 3)
+        return x ** 2
+
+    for t in (jax.grad, lambda f: lambda x: jax.jvp(f, (x,), (x,)),
+              lambda f: lambda x: jax.vjp(f, x)):
+        try:
+            t(loss)(jnp.float32(2.0))
+        except NotImplementedError:
+            pass
+        else:
+            raise AssertionError("no error")
+        assert _val(c) == ("float32", 0.0)
 
 
 # ----------------------------------------------- values a function closes over
@@ -352,3 +390,204 @@ def test_cond_and_while_loop_carry_a_closed_over_value_their_bodies_write():
     assert _val(c) == ("float32", 6.0)
     assert int(w(jnp.int32(1))) == 3      # eager
     assert _val(c) == ("float32", 8.0)
+
+
+# ------------------------------------------------------------------------ vmap
+# (JAX: a closed-over value written an unbatched value stays unbatched)
+
+
+def _counting(c):
+    """`x -> x * (the cell's value after adding 1 to it)`."""
+    def body(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * cell_get(c)
+    return body
+
+
+def test_vmap_stores_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(1.0))
+    f = jax.jit(lambda x: jax.vmap(_counting(c))(x))
+    assert np.asarray(f(jnp.ones(2))).tolist() == [2.0, 2.0]
+    assert _val(c) == ("float32", 2.0)
+    assert np.asarray(f(jnp.ones(2))).tolist() == [3.0, 3.0]
+    v = jax.vmap(_counting(c))    # eager
+    assert np.asarray(v(jnp.ones(2))).tolist() == [4.0, 4.0]
+    cell_set(c, jnp.float32(10.0))
+    assert np.asarray(v(jnp.ones(2))).tolist() == [11.0, 11.0]
+    assert _val(c) == ("float32", 11.0)
+    d = Cell._new(jnp.float32(0.0))
+    assert jax.vmap(jax.vmap(_counting(d)))(jnp.ones((2, 3))).shape == (2, 3)
+    assert _val(d) == ("float32", 1.0)
+
+
+def test_vmap_of_an_unmapped_argument_and_under_grad():
+    c = Cell._new(jnp.float32(1.0))
+
+    def body(c, x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * 2
+
+    out = jax.vmap(body, in_axes=(None, 0))(c, jnp.ones(2))
+    assert np.asarray(out).tolist() == [2.0, 2.0]
+    assert _val(c) == ("float32", 2.0)
+
+    def loss(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x ** 2
+
+    assert np.asarray(jax.vmap(jax.grad(loss))(jnp.arange(3.0))).tolist() == [0.0, 2.0, 4.0]
+    assert _val(c) == ("float32", 3.0)
+    g = jax.grad(lambda x: jax.vmap(loss)(x).sum())(jnp.arange(3.0))
+    assert np.asarray(g).tolist() == [0.0, 2.0, 4.0]
+    assert _val(c) == ("float32", 4.0)
+
+
+def test_vmap_hands_back_an_unmapped_value_it_returns():
+    c = Cell._new(jnp.float32(1.0))
+
+    def body(c, x):
+        cell_set(c, cell_get(c) + 1.0)
+        return c, x * 2
+
+    c2, y = jax.vmap(body, in_axes=(None, 0), out_axes=(None, 0))(c, jnp.ones(2))
+    assert c2 is c and np.asarray(y).tolist() == [2.0, 2.0]
+    assert _val(c) == ("float32", 2.0)
+    c3, _ = jax.vmap(lambda x: (c, x), out_axes=(None, 0))(jnp.ones(2))
+    assert c3 is c
+
+
+def test_vmap_writing_a_batched_value_is_jaxs_not_implemented_error():
+    c = Cell._new(jnp.float32(1.0))
+
+    def body(x):
+        cell_set(c, cell_get(c) + x)
+        return x
+
+    try:   # (JAX: "Batching rule for 'cell_set' not implemented")
+        jax.vmap(body)(jnp.ones(2))
+    except NotImplementedError as e:
+        assert "batched value" in str(e)
+    else:
+        raise AssertionError("no error")
+    assert _val(c) == ("float32", 1.0)
+
+
+# --------------------------------------------------------- jvp / vjp / linearize
+# (the final states leave as JAX's effects do: stored back after the forward pass)
+
+
+def _adding(c):
+    """`x -> x * (the cell's value after adding x to it, not differentiated)`."""
+    def f(x):
+        cell_set(c, cell_get(c) + jax.lax.stop_gradient(x))
+        return x * cell_get(c)
+    return f
+
+
+def test_jvp_stores_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(0.0))
+    p, t = jax.jvp(_adding(c), (jnp.float32(2.0),), (jnp.float32(1.0),))
+    assert (float(p), float(t), _val(c)) == (4.0, 2.0, ("float32", 2.0))
+    j = jax.jit(lambda x: jax.jvp(_adding(c), (x,), (jnp.float32(1.0),)))
+    assert [float(v) for v in j(jnp.float32(1.0))] == [3.0, 3.0]
+    assert [float(v) for v in j(jnp.float32(1.0))] == [4.0, 4.0]
+    assert _val(c) == ("float32", 4.0)
+    (p, t, aux) = jax.jvp(lambda x: (_adding(c)(x), x + 1), (jnp.float32(1.0),),
+                          (jnp.float32(1.0),), has_aux=True)
+    assert (float(p), float(aux), _val(c)) == (5.0, 2.0, ("float32", 5.0))
+
+
+def test_vjp_and_linearize_store_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(4.0))
+    y, pb = jax.vjp(_adding(c), jnp.float32(1.0))
+    assert _val(c) == ("float32", 5.0)   # (after the forward pass)
+    assert (float(y), float(pb(jnp.float32(1.0))[0])) == (5.0, 5.0)
+    k = jax.jit(lambda x: jax.vjp(_adding(c), x)[1](jnp.float32(1.0))[0])
+    assert float(k(jnp.float32(1.0))) == 6.0
+    assert float(k(jnp.float32(1.0))) == 7.0
+    y, pb, aux = jax.vjp(lambda x: (_adding(c)(x), x), jnp.float32(1.0), has_aux=True)
+    assert (float(y), float(aux), _val(c)) == (8.0, 1.0, ("float32", 8.0))
+    y, lin = jax.linearize(_adding(c), jnp.float32(1.0))
+    assert (float(y), float(lin(jnp.float32(1.0)))) == (9.0, 9.0)
+    assert _val(c) == ("float32", 9.0)
+
+
+# ------------------------------------------------------ custom_jvp / custom_vjp
+# (JAX runs the rule only, under differentiation: one write per call)
+
+
+def _custom(c, kind):
+    """A custom_jvp / custom_vjp `x -> x * x * (the cell's value after adding 1)`."""
+    def f(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * x * cell_get(c)
+    if kind == "jvp":
+        f = jax.custom_jvp(f)
+        f.defjvp(lambda p, t: (f(p[0]), 2 * p[0] * t[0]))
+    else:
+        f = jax.custom_vjp(f)
+        f.defvjp(lambda x: (f(x), x), lambda x, g: (2 * x * g,))
+    return f
+
+
+def test_custom_rules_store_a_closed_over_value_back():
+    for kind in ("jvp", "vjp"):
+        c = Cell._new(jnp.float32(1.0))
+        f = _custom(c, kind)
+        assert float(f(jnp.float32(3.0))) == 18.0
+        assert float(jax.grad(f)(jnp.float32(3.0))) == 6.0
+        assert float(jax.grad(f)(jnp.float32(3.0))) == 6.0
+        assert _val(c) == ("float32", 4.0), kind
+    c = Cell._new(jnp.float32(1.0))
+    t = jax.jvp(_custom(c, "jvp"), (jnp.float32(3.0),), (jnp.float32(3.0),))[1]
+    assert (float(t), _val(c)) == (18.0, ("float32", 2.0))
+
+
+def test_custom_vjp_with_nondiff_arguments_stores_a_closed_over_value_back():
+    import functools
+    c = Cell._new(jnp.float32(1.0))
+
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def f(k, x):
+        cell_set(c, cell_get(c) + k)
+        return x * k, x
+
+    f.defvjp(lambda k, x: (f(k, x), x), lambda k, x, g: (g[0] * k + g[1],))
+    assert float(jax.grad(lambda x: f(2.0, x)[0] + f(3.0, x)[1])(jnp.float32(1.0))) == 3.0
+    assert _val(c) == ("float32", 6.0)
+    y, pb = jax.vjp(lambda x: f(2.0, x), jnp.float32(1.0))
+    assert float(pb((jnp.float32(1.0), jnp.float32(1.0)))[0]) == 3.0
+    assert _val(c) == ("float32", 8.0)
+
+
+# ------------------------------------------------------------------ checkpoint
+# (JAX 0.10.2 raises on these -- "Too many leaves for PyTreeDef" eagerly, a ValueError
+# under jit --; astjax carries the value as jit does)
+
+
+def test_checkpoint_stores_a_closed_over_value_back():
+    c = Cell._new(jnp.float32(1.0))
+
+    @jax.checkpoint
+    def f(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * x
+
+    assert float(f(jnp.float32(3.0))) == 9.0
+    assert _val(c) == ("float32", 2.0)
+    assert float(jax.jit(f)(jnp.float32(3.0))) == 9.0
+    assert _val(c) == ("float32", 3.0)
+    assert float(jax.grad(f)(jnp.float32(3.0))) == 6.0   # (no tangent for the state)
+
+
+def test_checkpoint_reads_a_closed_over_value_at_every_call():
+    c = Cell._new(jnp.float32(2.0))
+    g = jax.checkpoint(lambda y: y * cell_get(c))
+    f = jax.jit(lambda x: g(x))
+    assert float(f(jnp.float32(1.0))) == 2.0
+    cell_set(c, jnp.float32(5.0))
+    assert float(f(jnp.float32(1.0))) == 5.0     # (not the first program's constant)
+    assert float(g(jnp.float32(1.0))) == 5.0
+    cell_set(c, jnp.float32(7.0))
+    assert float(g(jnp.float32(1.0))) == 7.0
+    assert float(jax.grad(g)(jnp.float32(1.0))) == 7.0

@@ -10,8 +10,12 @@ every side of a staging, holding arrays or staged values.
   `jit` / `grad` / `vmap` whenever `to_lojax` is written with array operations;
 - a mutable type's values (`MutableHiType`, with quasi-dynamic data:
   `jax.experimental.cur_qdd`) passed to `jit` / `eval_shape` / `grad`, or closed over by a
-  `jit`, `grad` or `lax` control-flow body, are staged on their arrays and their final
-  states stored back, as JAX lowers them (`astjax.hi_values`, `astjax.hi_state`);
+  `jit`, `grad`, `vmap`, `jvp` / `vjp` / `linearize`, `custom_jvp` / `custom_vjp`,
+  `checkpoint` or `lax` control-flow body, are staged on their arrays and their final
+  states stored back, as JAX lowers them (`astjax.hi_values`, `astjax.hi_state`); a
+  primitive one of whose operands carries a tangent (or is a hi value `grad`
+  differentiates) runs its `jvp` rule first, as JAX's differentiation does, for what it
+  raises;
 - `HiType` / `MutableHiType` / `AvalQDD` / `AvalMutableQDD`, `aval_method`,
   `aval_property`: the bases and markers libraries build their types from;
 - `register_hitype(cls, typeof_fn)`: records `typeof_fn` as `cls`'s abstract value
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from astjax import api as _api, hi_state as _hi
+from astjax import api as _api, hi_state as _hi, hi_values as _hi_values
 from astjax.core import Zero  # noqa: F401
 from astjax.extend.core import Primitive as _Primitive
 from astjax.interpreters.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
@@ -114,6 +118,7 @@ class HiPrimitive(_Primitive):
         """Apply the lowering to `args` (eagerly or on staged values); the mutable hi
         values among them and its results are reported to watched stagings."""
         _hi.touch(args)
+        _hi_values.check_jvp(self, args, params)   # (JAX's differentiation reaches it)
         out = self.to_lojax(*args, **params)
         _hi.made(out)
         return out
