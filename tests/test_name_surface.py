@@ -356,7 +356,7 @@ ALLOWED = {
         "error": "ArgumentTypeError ArgumentValueError JAXValueError NotImplementedInAstjaxError",
         "helper": ("ShapeDtypeStruct UnknownBackendError abstract_arguments abstract_layouts_entry"
                   " argument_types caller_location canonical_shape donated_leaves has_layouts"
-                  " incompatible_context leaf_aval leaf_names remember_staging result_types"
+                  " incompatible_context leaf_aval leaf_names out_structs remember_staging result_types"
                   " staged_as typed_staging"),
         "module": "compile_cache core dtypes runtime stablehlo tree_util",
     },
