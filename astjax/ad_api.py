@@ -133,11 +133,10 @@ class _Grad(_Transformed):
             main_tree, aux_tree = out_tree.children
         else:
             main_tree, aux_tree = out_tree, None
-        ct_mask = [True] + [False] * (n_out - 1)
-        fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask)
         # (checked after linearizing, as JAX checks `ans` of its vjp: a JVP rule that
         # raises -- equinox's `nontraceable`, a callback's -- is the error a non-scalar
-        # output gives)
+        # output gives; and before transposing, whose memory-space check is JAX's later)
+        linearized = ad.linearize_jaxpr(closed, diff_mask)
         if main_tree.node_type is not None:
             raise DifferentiationTypeError(
                 f"Gradient only defined for scalar-output functions. Output was "
@@ -152,6 +151,8 @@ class _Grad(_Transformed):
                 hint="reduce the output to a scalar (e.g. jnp.sum), or use jacrev/jacfwd "
                      "for the full Jacobian, or vjp with a cotangent")
         _check_rev_output("grad", self.holomorphic, out_aval)
+        ct_mask = [True] + [False] * (n_out - 1)
+        fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask, linearized)
         nz_in = [m and differentiable(v.aval) for m, v in zip(diff_mask, closed.jaxpr.invars)]
         in_avals = [v.aval for v in closed.jaxpr.invars]
 

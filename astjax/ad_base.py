@@ -130,7 +130,7 @@ class _Transformed(StagedCallable):
         variable reassigned) must stage again, not reuse the first call's program."""
         opts = self._share and (type(self),) + tuple(getattr(self, a) for a in self._share)
         if opts and compile_cache.shares(self.fun, opts):
-            return compile_cache.shared_state(self.fun, opts, dict)
+            return compile_cache.shared_state(self.fun, opts, dict, values=True)
         own = self.__dict__.get("_jit_state")   # (anything else: this wrapper's own)
         if own is None:
             own = self._jit_state = compile_cache.Guarded(dict)
@@ -430,10 +430,11 @@ def _leaf_ranges(args):
     return out
 
 
-def _vjp_closed(closed, diff_mask, ct_mask):
+def _vjp_closed(closed, diff_mask, ct_mask, linearized=None):
     """(fwd, bwd, out_nz, nres) with bwd: res + cts (outputs in ct_mask & nonzero) ->
-    cts of the differentiable inputs in diff_mask."""
-    known, lin, out_nz, nres = ad.linearize_jaxpr(closed, diff_mask)
+    cts of the differentiable inputs in diff_mask; `linearized`: `closed` already
+    linearized (`ad.linearize_jaxpr`) by the caller."""
+    known, lin, out_nz, nres = linearized or ad.linearize_jaxpr(closed, diff_mask)
     n_t = len(lin.jaxpr.invars) - nres
     nz_outs = [i for i, z in enumerate(out_nz) if z]
     bwd = typed_backward(closed, known, lambda: ad.transpose_jaxpr(lin, [False] * nres + [True] * n_t, [

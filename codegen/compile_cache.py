@@ -445,15 +445,17 @@ class Reads:
     contents and default values (each by identity) of it and of the functions its cells
     hold, and the value (by identity) of every global name their code reads (`co_names`
     of it and its nested code, and of the same module's functions it reads,
-    transitively). `same(fun)`: none was rebound since. Holds no reference to the
-    function itself (records are kept weakly by it)."""
+    transitively); with `values` (an eager transformation's, which JAX traces on every
+    call), also what those values hold (`contents`): a change in place is seen too.
+    `same(fun)`: none was rebound or changed since. Holds no reference to the function
+    itself (records are kept weakly by it)."""
     __slots__ = ("names", "cells", "defaults", "kwdefaults", "snapshots", "contents")
 
-    def __init__(self, fun):
+    def __init__(self, fun, values=False):
         self.names = (fun.__name__, fun.__qualname__)
         fs, self.cells, self.defaults, self.kwdefaults = self._values(fun)
         self.snapshots = tuple(_snapshot(f.__code__, f.__globals__) for f in fs)
-        self.contents = tuple(contents(v) for v in self._read())
+        self.contents = tuple(contents(v) for v in self._read()) if values else ()
 
     def _read(self):
         """Every value read, in a fixed order: cells, defaults, keyword defaults, globals."""
@@ -509,7 +511,7 @@ class Guarded:
         inner = plain_function(fun)
         if self.state is None or (inner is not None and not self.reads.same(inner)):
             self.state = self.make()
-            self.reads = Reads(inner) if inner is not None else None
+            self.reads = Reads(inner, values=True) if inner is not None else None
         return self.state
 
 
@@ -519,7 +521,7 @@ def shares(fun, options) -> bool:
     return type(fun) is types.FunctionType and hashable(options)
 
 
-def shared_state(fun, options, make):
+def shared_state(fun, options, make, values=False):
     """The state (`make()`'s result) shared by every wrapper (`jit(f)`, `grad(f)`, ...)
     of a plain Python function with the same `options`, as JAX keys its caches on the
     function and the transformation, not on the wrapper object (issue 14).
@@ -530,7 +532,10 @@ def shared_state(fun, options, make):
     object's attribute -- may have changed; chex's `chexify` relies on it), while
     nothing its staging may have read was rebound (`Reads`): a function called after
     one of its globals or captured values was rebound gets a fresh state, so staging
-    is never reused stale. Anything else (a callable object, a partial, unhashable
+    is never reused stale; with `values` (an eager transformation's state: JAX traces
+    those on every call), also once a value they hold was changed in place (a `jit` or
+    `checkpoint` keeps JAX's rule: its staging's own side effects on a captured counter
+    do not stage it again). Anything else (a callable object, a partial, unhashable
     options) gets `make()`."""
     if not shares(fun, options):
         return make()
@@ -545,7 +550,7 @@ def shared_state(fun, options, make):
             return r.state
     fun_stats["misses"] += 1
     r = _FunRecord()
-    r.options, r.reads, r.state = options, Reads(fun), make()
+    r.options, r.reads, r.state = options, Reads(fun, values), make()
     records.insert(0, r)
     del records[RECORDS_PER_CODE:]
     return r.state
