@@ -381,7 +381,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
            for v in (x, xp)):  # JAX: ValueError (fp may be complex)
         raise ArgumentValueError("interp: complex x / xp values are not supported (complex "
                                  "values have no ordering)", hint="interpolate on real positions")
-    x, xp, fp = uf.promote_dtypes_inexact(x, xp, fp)
+    (x, xp), (fp,) = uf.promote_dtypes_inexact(x, xp), uf.promote_dtypes_inexact(fp)  # (as JAX)
     xs, fs = core.get_aval(xp).shape, core.get_aval(fp).shape
     if len(xs) != 1 or len(fs) != 1 or xs != fs:
         raise ShapeValueError(f"interp: xp and fp must be one-dimensional arrays of equal "
@@ -397,14 +397,17 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         fp = concatenate([lax.slice(fp, (n - 1,), (n,)), fp, lax.slice(fp, (0,), (1,))])
         n += 2
     i = uf.clip(searchsorted(xp, x, side="right"), 1, n - 1)
-    xl, xr = _take_1d(xp, uf.subtract(i, 1)), _take_1d(xp, i)
-    fl, fr = _take_1d(fp, uf.subtract(i, 1)), _take_1d(fp, i)
+    # (a gather, as JAX's: the values keep the weak type of a weak xp / fp)
+    xl, xr = take(xp, uf.subtract(i, 1)), take(xp, i)
+    fl, fr = take(fp, uf.subtract(i, 1)), take(fp, i)
     dx = uf.subtract(xr, xl)
     delta = uf.subtract(x, xl)
-    eps = float(np.finfo(_dt(dx)).eps) if dtypes.is_float(_dt(dx)) else 0.0
-    safe_dx = where(uf.greater(uf.abs(dx), eps), dx, 1.0)
-    f = where(uf.greater(uf.abs(dx), eps),
-              uf.add(fl, uf.multiply(uf.true_divide(delta, safe_dx), uf.subtract(fr, fl))), fl)
+    # as JAX: a step no wider than the spacing of eps (not eps: a narrower real step
+    # interpolates) takes the left value, so its gradient is not NaN
+    eps = float(np.spacing(np.finfo(_dt(dx)).eps)) if dtypes.is_float(_dt(dx)) else 0.0
+    dx0 = uf.less_equal(uf.abs(dx), eps)
+    f = where(dx0, fl, uf.add(fl, uf.multiply(uf.true_divide(delta, where(dx0, 1, dx)),
+                                              uf.subtract(fr, fl))))
     if period is None:
         x0 = lax.index_in_dim(xp, 0, 0, False)
         xn = lax.index_in_dim(xp, n - 1, 0, False)

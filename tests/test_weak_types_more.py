@@ -1,0 +1,165 @@
+"""Silent dtype / weak-type / bit differences from JAX (issue 13), each a minimal
+regression. The expected values are JAX 0.10.2's, recorded with real JAX (`.jaxenv`):
+a (dtype, weak_type) pair, or the bits (uint32 views, or their sum) of a result.
+tests/fuzz/weak_sweep.py sweeps every `jnp` function the same way."""
+import warnings
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+
+def _weak(shape, v=2.0):
+    return lax.full(shape, v)
+
+
+def _sig(x):
+    return str(x.dtype), bool(x.weak_type)
+
+
+F32, F32W, I32 = ("float32", False), ("float32", True), ("int32", False)
+
+# name -> (call, JAX's (dtype, weak_type))
+CASES = {
+    # JAX takes a square 2-D main diagonal through a strong eye: strong
+    "diagonal_square": (lambda: jnp.diagonal(_weak((3, 3))), F32),
+    "diagonal_wide": (lambda: jnp.diagonal(_weak((2, 3))), F32W),
+    "diagonal_offset": (lambda: jnp.diagonal(_weak((3, 3)), 1), F32W),
+    "diag_1d": (lambda: jnp.diag(_weak((3,))), F32W),
+    "diag_1d_k": (lambda: jnp.diag(_weak((3,)), 1), F32W),
+    "diagflat": (lambda: jnp.diagflat(_weak((3,))), F32),
+    "diagflat_int": (lambda: jnp.diagflat(_weak((3,), 2)), I32),
+    "vander": (lambda: jnp.vander(_weak((3,))), F32),
+    "vander_int": (lambda: jnp.vander(_weak((3,), 2)), I32),
+    "cross_3": (lambda: jnp.cross(_weak((3,)), _weak((3,))), F32),
+    "cross_2": (lambda: jnp.cross(_weak((2,)), _weak((2,))), F32W),
+    "associative_scan": (lambda: lax.associative_scan(lax.add, _weak((4,))), F32),
+    "associative_scan_1": (lambda: lax.associative_scan(lax.add, _weak((1,))), F32W),
+    "lax_pad_strong_value": (lambda: lax.pad(_weak((3,)), np.float32(0), [(1, 1, 1)]), F32),
+    "lax_pad_weak_value": (lambda: lax.pad(_weak((3,)), 0.0, [(1, 1, 1)]), F32W),
+    "jnp_pad": (lambda: jnp.pad(_weak((3,)), 1), F32W),
+    "convolve": (lambda: jnp.convolve(_weak((3,)), _weak((3,))), F32W),
+    "polyadd": (lambda: jnp.polyadd(_weak((3,)), _weak((2,))), F32W),
+    "fill_diagonal": (lambda: jnp.fill_diagonal(_weak((3, 3)), 1.0, inplace=False), F32W),
+    "interp": (lambda: jnp.interp(_weak((3,)), _weak((3,)), _weak((3,))), F32W),
+    "interp_scalar": (lambda: jnp.interp(1.0, _weak((3,)), _weak((3,))), F32W),
+    # the cotangent of 1.0 (strong) times a weak 0.0 is strong
+    "grad_times_zero": (lambda: astjax.grad(_zero_times_sum)(jnp.ones(2)), F32),
+    "grad_times_three": (lambda: astjax.grad(_three_times_sum)(jnp.ones(2)), F32),
+    # jnp.sum makes a weak operand strong *before* reducing: its transpose makes the
+    # cotangent weak again
+    "grad_through_sum": (lambda: astjax.grad(_sum_of_double)(_weak((3,))), F32W),
+}
+
+
+def _zero_times_sum(x):
+    return 0.0 * x.sum()
+
+
+def _three_times_sum(x):
+    return 3.0 * x.sum()
+
+
+def _sum_of_double(x):
+    return (x * 2.0).sum()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_dtype_and_weak_type_match_jax(name):
+    call, want = CASES[name]
+    assert _sig(call()) == want
+
+
+def _complex_grid():
+    vals = [0, 1, -0.0, np.inf, -np.inf, np.nan, 1e-30, 100, 0.5, -2.5]
+    return np.array([complex(a, b) for a in vals for b in vals], np.complex64)
+
+
+def _bits_sum(x):
+    return int(np.asarray(x).view(np.uint32).astype(np.int64).sum() % (2 ** 61 - 1))
+
+
+def test_complex_sin_cos_bits():
+    # JAX expands complex sin / cos into real sine, cosine and expm1 (not stablehlo's
+    # complex sine); zero, infinite and NaN parts included
+    z = _complex_grid()
+    assert _bits_sum(jnp.sin(z)) == 458362356810
+    assert _bits_sum(jnp.cos(z)) == 423673552217
+    assert np.asarray(jnp.sin(np.complex64(1 + 1j) * np.ones(2))).view(np.uint32).tolist() \
+        == [1067856859, 1059228926] * 2
+
+
+def test_vander_bits_are_powers():
+    # x ** k by `power`, not by repeated products
+    x = np.array([1.1, 2.3, 0.7, -3.3], np.float32)
+    assert _bits_sum(jnp.vander(x, 7)) == 36708957242
+
+
+def test_interp_values():
+    # a step narrower than eps (wider than its spacing) interpolates
+    assert float(jnp.interp(np.float32(5e-9), np.array([0, 1e-8], np.float32),
+                            np.array([0., 1.], np.float32))) == 0.5
+    # x / xp promote apart from fp: the position within a step is float16 arithmetic
+    x = np.random.default_rng(0).uniform(0, 3, 16).astype(np.float16)
+    r = jnp.interp(x, np.array([0, 0.7, 1.3, 3], np.float16),
+                   np.array([0.1, 1.3, 2.9, 7.7], np.float32))
+    assert r.dtype == np.float32 and _bits_sum(r) == 17174171645
+
+
+def test_associative_scan_interleave_bits():
+    # JAX interleaves by zero padding and adding: a -0.0 comes out +0.0
+    r = lax.associative_scan(jnp.minimum, jnp.array([-0.0, 1., -0.0, 2., 3.]))
+    assert np.asarray(r).view(np.uint32).tolist() == [0] * 5
+
+
+def _double(x):
+    return x * 2
+
+
+def _times(x, y):
+    return x * y
+
+
+@pytest.mark.parametrize("t", [3, 3.0, np.int32(3), np.zeros(2, astjax.dtypes.float0)])
+def test_linearize_rejects_inconsistent_int_tangent(t):
+    _, f = astjax.linearize(_double, 2)
+    with pytest.raises(ValueError, match="inconsistent with the original primal"):
+        f(t)
+
+
+@pytest.mark.parametrize("t", [3, np.float16(3), np.ones(2, np.float32)])
+def test_linearize_rejects_inconsistent_float_tangent(t):
+    _, f = astjax.linearize(_double, 2.0)
+    with pytest.raises(ValueError, match="inconsistent with the original primal"):
+        f(t)
+
+
+def test_linearize_accepts_consistent_tangents():
+    _, f = astjax.linearize(_double, 2)
+    assert f(np.zeros((), astjax.dtypes.float0)).dtype == astjax.dtypes.float0
+    _, f = astjax.linearize(_double, 2.0)
+    assert _sig(f(3.0)) == F32W and _sig(f(np.float32(3))) == F32
+
+
+def test_float0_results_have_weak_type():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = astjax.grad(_times, argnums=1, allow_int=True)(2.0, 3)
+        gj = astjax.jit(astjax.grad(_times, argnums=1, allow_int=True))(2.0, 3)
+        ct = astjax.vjp(_times, 2.0, 3)[1](1.0)[1]
+    for x in (g, gj, ct):
+        assert x.dtype == astjax.dtypes.float0 and x.weak_type is False
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.int32])
+def test_cumlogsumexp_of_ints_overflows(dt):
+    x = jnp.ones(3, dt)
+    # as JAX: abstract evaluation answers, lowering cannot make -inf an integer
+    assert astjax.eval_shape(lax.cumlogsumexp, x).dtype == dt
+    with pytest.raises(OverflowError, match="cannot convert float infinity to integer"):
+        lax.cumlogsumexp(x)
+    with pytest.raises(TypeError):
+        lax.cumlogsumexp(jnp.ones(3, bool))
