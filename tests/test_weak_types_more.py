@@ -52,7 +52,14 @@ CASES = {
     # jnp.sum makes a weak operand strong *before* reducing: its transpose makes the
     # cotangent weak again
     "grad_through_sum": (lambda: astjax.grad(_sum_of_double)(_weak((3,))), F32W),
+    # reduce_window_sum's transpose pads the cotangent with a zero of its weak type
+    "grad_reduce_window": (lambda: astjax.grad(_window_sum)(_weak((4,))), F32W),
+    "polydiv": (lambda: jnp.polydiv(_weak((4,)), _weak((2,)))[1], F32W),
 }
+
+
+def _window_sum(x):
+    return lax.reduce_window(x, 0.0, lax.add, (2,), (1,), "SAME").sum()
 
 
 def _zero_times_sum(x):

@@ -20,7 +20,7 @@ from . import ufuncs as uf
 from .arrayops import indices as _indices
 from .arrayops import unravel_index, vander
 from .contractions import matmul
-from .operands import asarray
+from .operands import asarray, pad_value
 from .reductions import sum as _sum
 from .creation import eye
 from .einsum_paths import einsum_path
@@ -409,7 +409,8 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     for k in range(0, m - n + 1):
         d = uf.multiply(scale, lax.index_in_dim(r, k, 0, False))
         q = lax.dynamic_update_slice(q, lax.reshape(d, (1,)), (np.int32(k),))
-        shifted = lax.pad(uf.multiply(d, v), np.asarray(0, dt)[()], [(k, m - n - k, 0)])
+        dv = uf.multiply(d, v)
+        shifted = lax.pad(dv, pad_value(dv), [(k, m - n - k, 0)])
         r = uf.subtract(r, shifted)
     return q, r
 
