@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import core, hi_values as _hi, tree_util
-from .dtypes import float0_zeros
+from .dtypes import _float0_zeros
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
@@ -63,7 +63,7 @@ def _ones_like_aval(aval):
 
 def _zeros_out(aval):
     """A zero cotangent/tangent result for an input: float0 for non-float inputs."""
-    return ad.zeros_like_aval(aval) if differentiable(aval) else float0_zeros(aval.shape)
+    return ad.zeros_like_aval(aval) if differentiable(aval) else _float0_zeros(aval.shape)
 
 
 # ------------------------------------------------------------------- grad family
@@ -178,7 +178,7 @@ class _Grad(_Transformed):
         for nz, m, a in zip(nz_in, diff_mask, in_avals):
             if not m:
                 continue
-            grads.append(next(git) if nz else float0_zeros(a.shape))
+            grads.append(next(git) if nz else _float0_zeros(a.shape))
         gi = iter(grads)
         per_arg = [tree_util.tree_unflatten(tree_util.tree_structure(args[i]),
                                             [next(gi) for _ in ranges[i]]) for i in nums]
@@ -291,7 +291,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     n = len(outvars)
     prim, touts = outs[:n], outs[n:]
     it = iter(touts)
-    tl = [next(it) if z else float0_zeros(v.aval.shape)
+    tl = [next(it) if z else _float0_zeros(v.aval.shape)
           for z, v in zip(out_nz, outvars)]
     if not _staging():
         prim, tl = map(list, zip(*(ad_eager_values.output(v, known, p, t)
@@ -349,7 +349,7 @@ class _LinearizedBody:
             _check_linearized_tangent(a, t)
         touts = _run(self.lin, list(res) + [t for t, z in zip(t_leaves, self.nz) if z])
         it = iter(touts)
-        tl = [next(it) if z else float0_zeros(a.shape)
+        tl = [next(it) if z else _float0_zeros(a.shape)
               for z, a in zip(self.out_nz, self.out_avals)]
         return tree_util.tree_unflatten(self.main_tree, tl[:self.k])
 
@@ -432,7 +432,7 @@ class _VjpBody:
         outs_ = _run(self._backward(ct_vmas), list(res) + cts) if (cts or self.nres) else []
         it = iter(_explicit.like_primals(outs_, [s for s, z in zip(self.layouts, self.nz)
                                                  if z]))
-        flat = [next(it) if z else float0_zeros(a.shape)
+        flat = [next(it) if z else _float0_zeros(a.shape)
                 for z, a in zip(self.nz, self.in_avals)]
         args_ct, _ = tree_util.tree_unflatten(self.in_tree, flat)
         return tuple(args_ct)

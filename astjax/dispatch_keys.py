@@ -204,7 +204,7 @@ def with_float0_outputs(unflatten, removed):
     def rebuild(outs):
         outs = list(outs)
         for i, aval in removed:
-            outs.insert(i, dtypes.float0_zeros(aval.shape))
+            outs.insert(i, dtypes._float0_zeros(aval.shape))
         return unflatten(outs)
     return rebuild
 

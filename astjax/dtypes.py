@@ -34,9 +34,10 @@ complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 float0 = np.dtype([("float0", np.void, 0)])
 
 
-class Float0Array(np.ndarray):
-    """A host array of float0 zeros: what derivatives give for int / bool values (as
-    JAX's `TypedNdArray`): a NumPy array that answers `.weak_type` (False) as arrays do."""
+class _Float0Array(np.ndarray):
+    """A host array of float0 zeros: what derivatives give for int / bool values, as
+    JAX's `TypedNdArray`: a NumPy array that answers
+    `.weak_type` (False) as arrays do."""
 
     @property
     def weak_type(self) -> bool:
@@ -44,9 +45,9 @@ class Float0Array(np.ndarray):
         return False
 
 
-def float0_zeros(shape) -> Float0Array:
+def _float0_zeros(shape) -> _Float0Array:
     """The float0 tangent / cotangent of an int / bool value of `shape`."""
-    return np.zeros(shape, float0).view(Float0Array)
+    return np.zeros(shape, float0).view(_Float0Array)
 
 # The narrow types JAX computes with but never promotes to implicitly: float8/6/4
 # variants and 2/4-bit integers (ml_dtypes), as long as this ml_dtypes has them.

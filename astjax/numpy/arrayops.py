@@ -17,7 +17,7 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, ConcretizationError
 from . import ufuncs as uf
 from .contractions import matmul
 from .creation import diag
-from .operands import _dtype, asarray, operator_index, strong_result
+from .operands import _dtype, asarray, operator_index, _strong_result
 from .reductions import sum as _sum
 from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import asarray_operand, where
@@ -234,7 +234,7 @@ def diagflat(v, k=0):
     Args: v: array; k: diagonal offset.
     Returns: 2-D Array.
     Vs NumPy: shape follows statically from `v.size` and `k`."""
-    return strong_result(diag(ravel(asarray_operand(v)), k))   # (JAX: set into zeros)
+    return _strong_result(diag(ravel(asarray_operand(v)), k))   # (JAX: set into zeros)
 
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
@@ -623,7 +623,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         return c2
     c0 = uf.subtract(uf.multiply(a1, b2), uf.multiply(a2, b1))
     c1 = uf.subtract(uf.multiply(a2, b0), uf.multiply(a0, b2))
-    c = strong_result(stack([c0, c1, c2], axis=-1))   # (JAX: jnp.array of the three)
+    c = _strong_result(stack([c0, c1, c2], axis=-1))   # (JAX: jnp.array of the three)
     return moveaxis(c, -1, axisc)
 
 

@@ -20,7 +20,7 @@ from . import ufuncs as uf
 from .arrayops import indices as _indices
 from .arrayops import unravel_index, vander
 from .contractions import matmul
-from .operands import asarray, pad_value
+from .operands import asarray, _pad_value
 from .reductions import sum as _sum
 from .creation import eye
 from .einsum_paths import einsum_path
@@ -410,7 +410,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
         d = uf.multiply(scale, lax.index_in_dim(r, k, 0, False))
         q = lax.dynamic_update_slice(q, lax.reshape(d, (1,)), (np.int32(k),))
         dv = uf.multiply(d, v)
-        shifted = lax.pad(dv, pad_value(dv), [(k, m - n - k, 0)])
+        shifted = lax.pad(dv, _pad_value(dv), [(k, m - n - k, 0)])
         r = uf.subtract(r, shifted)
     return q, r
 

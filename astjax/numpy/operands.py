@@ -295,7 +295,7 @@ def result(x):
     return asarray(x)
 
 
-def strong_result(x):
+def _strong_result(x):
     """`x` (an array) with its weak type dropped: the exit of a jnp function whose JAX
     counterpart builds its result from a strongly typed array (`zeros`, `eye`, `iota`,
     a list through `jnp.array`), so a weak operand gives a strong result there.
@@ -305,7 +305,7 @@ def strong_result(x):
     return lax.convert_element_type(x, av.dtype, weak_type=False) if av.weak_type else x
 
 
-def pad_value(x, v=0):
+def _pad_value(x, v=0):
     """The number `v` as a padding (or fill) value for `x`: x's dtype, weakly typed when
     x is, so `lax.pad` keeps x's weak type (its result is weak only when both are, as
     JAX's, and JAX's jnp functions convert their padding values with x's weak type).

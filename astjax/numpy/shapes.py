@@ -15,7 +15,7 @@ from ..primitives.structural import out_layout as _out_layout
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
 from .indexing import _getitem, take
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
-                       jax_array_protocol, promote_dtypes, result, strong_result)
+                       jax_array_protocol, promote_dtypes, result, _strong_result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
 from .util import (canonicalize_axes, canonicalize_axis, library_jit as _library_jit,
@@ -752,7 +752,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     rows = np.arange(k) + max(0, -offset)
     cols = np.arange(k) + max(0, offset)
     d = _getitem(a, (Ellipsis, asarray(rows.astype(np.int32)), asarray(cols.astype(np.int32))))
-    return strong_result(d) if square and core.get_aval(a).dtype != np.bool_ else d
+    return _strong_result(d) if square and core.get_aval(a).dtype != np.bool_ else d
 
 
 @_library_jit(static_argnames=("offset", "axis1", "axis2", "dtype"))

@@ -14,7 +14,7 @@ from .reductions import (_var_dtypes, all as _all, max as _max, mean as _mean,
                          min as _min, prod, sum as _sum)
 from .shapes import atleast_2d, concatenate, diagonal, ravel, reshape, squeeze
 from .sorting import argmax, argmin, cumprod, cumsum
-from .operands import pad_value
+from .operands import _pad_value
 from .ufuncs import asarray_operand, broadcast_to_shape, promote_args_inexact, where
 from .util import canonicalize_axes, canonicalize_axis, library_jit
 
@@ -560,7 +560,7 @@ def _conv_full(a, v):
     na, nv = core.get_aval(a).shape[0], core.get_aval(v).shape[0]
     if nv > na:
         a, v, na, nv = v, a, nv, na
-    zero = pad_value(a)
+    zero = _pad_value(a)
     out = None
     for j in range(nv):
         term = uf.multiply(lax.pad(a, zero, [(j, nv - 1 - j, 0)]),

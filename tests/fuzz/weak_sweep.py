@@ -39,7 +39,7 @@ def _kinds():
     return {
         "pyscalar": ("scalar", 0.5),
         "jit-weak": ("jit", 0.5),
-        "weak-2d": ("weak", base),   # (JAX has no public weak non-constant array)
+        "weak-2d": ("weak", base),   # (its shape: lax.full, JAX has no weak array of varied values)
         "int8": ("array", (np.arange(9).reshape(3, 3) % 5 + 1).astype(np.int8)),
         "bfloat16": ("array", base.astype("bfloat16")),
         "float16": ("array", base.astype(np.float16)),
