@@ -7,7 +7,6 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import ArgumentValueError, DTypeError
-from ..primitives.base import weak_like as _weak_like
 from . import ufuncs as uf
 from .operands import array, asarray, broadcast_shapes, broadcast_to_shape, result
 from .reductions import all as _all, any as _any, sum as _sum
@@ -465,7 +464,7 @@ def iscomplex(x):
     Differences from NumPy: always returns an Array, also for scalars.
     """
     i = uf.imag(asarray_operand(x))
-    return lax.ne(i, _weak_like(0, i))  # weak for a weak x, as JAX
+    return lax.ne(i, uf._lax_const(i, 0))  # weak for a weak 0-d x, as JAX
 
 
 @library_jit
@@ -481,7 +480,7 @@ def isreal(x):
     Differences from NumPy: always returns an Array, also for scalars.
     """
     i = uf.imag(asarray_operand(x))
-    return lax.eq(i, _weak_like(0, i))
+    return lax.eq(i, uf._lax_const(i, 0))
 
 
 def iscomplexobj(x):
