@@ -265,3 +265,29 @@ def test_elementwise_functions_match_jax():
     assert set(got) == set(want)
     bad = {k: (got[k], want[k]) for k in want if got[k] != want[k]}
     assert not bad, bad
+
+
+def _bytes_digest(r):
+    b = np.frombuffer(np.asarray(r).tobytes(), np.uint8).astype(np.int64)
+    return int(b @ np.arange(b.size))
+
+
+def test_vecdot_is_a_batched_dot():
+    # as JAX's vectorized vdot: one dot in the operands' dtype (int8 stays int8, a weak
+    # pair stays weak), preferred_element_type honoured, the dot's bits
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(4, 3, 7)).astype(np.float32)
+    b = rng.normal(size=(3, 7)).astype(np.float32)
+    i8 = np.int8
+    cases = [((a, b), {}, ("float32", False, (4, 3), 154924)),
+             ((a.astype(i8), b.astype(i8)), {}, ("int8", False, (4, 3), 1020)),
+             ((_weak((3,), 0.5), _weak((3,), 0.5)), {}, ("float32", True, (), 317)),
+             ((a + 1j * a, b - 2j * b), {}, ("complex64", False, (4, 3), 592945)),
+             ((a.astype(i8), b.astype(i8)), dict(preferred_element_type=np.int32),
+              ("int32", False, (4, 3), 17850)),
+             ((a.astype(np.float16), b), {}, ("float32", False, (4, 3), 142501))]
+    for args, kw, want in cases:
+        r = jnp.vecdot(*args, **kw)
+        assert (str(r.dtype), bool(r.weak_type), r.shape, _bytes_digest(r)) == want
+    with pytest.raises(ValueError, match="axes must match"):
+        jnp.vecdot(a, b[:, :5])

@@ -632,8 +632,19 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     Args: x1, x2: arrays; axis: int; precision, preferred_element_type: lax options.
     Returns: Array.
     Vs NumPy: accepts JAX's `precision` and `preferred_element_type`."""
-    x1, x2 = uf.promote_args("vecdot", x1, x2)
-    return _sum(uf.multiply(uf.conjugate(x1), x2), axis=axis)
+    x1, x2 = asarray_operand(x1), asarray_operand(x2)
+    s1, s2 = _shape(x1), _shape(x2)
+    if s1[canonicalize_axis(axis, len(s1))] != s2[canonicalize_axis(axis, len(s2))]:
+        raise ShapeValueError(f"axes must match; got shapes {s1} and {s2} with axis={axis}")
+    x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
+    if dtypes.issubdtype(_dt(x1), np.complexfloating):
+        x1 = uf.conjugate(x1)
+    # as JAX's (a vectorized vdot): one batched dot, in the operands' promoted dtype
+    # (int8 stays int8) or preferred_element_type, not a multiply and a sum
+    r = matmul(lax.expand_dims(x1, (len(s1) - 1,)), lax.expand_dims(x2, (len(s2),)),
+               precision=precision, preferred_element_type=preferred_element_type)
+    nd = core.get_aval(r).ndim
+    return lax.squeeze(r, (nd - 2, nd - 1))
 
 
 @library_jit
