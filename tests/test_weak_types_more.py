@@ -291,3 +291,42 @@ def test_vecdot_is_a_batched_dot():
         assert (str(r.dtype), bool(r.weak_type), r.shape, _bytes_digest(r)) == want
     with pytest.raises(ValueError, match="axes must match"):
         jnp.vecdot(a, b[:, :5])
+
+
+def test_logaddexp2_in_base_two():
+    # JAX's: exp2 / log1p scaled by 1/ln 2, its phase wrap for complex values, its JVP
+    x = np.array([0, -0.0, 1e30, -1e30, np.inf, -np.inf, np.nan, 3, 1e-30, 4, 0.5, 0.75],
+                 np.float32)
+    y = np.array([0, 0, 1e30, 3, np.nan, 1, np.inf, 4, 1e-30, np.nan, 1.25, -2], np.float32)
+    with np.errstate(invalid="ignore"):
+        cx, cy = (x + 1j * y).astype(np.complex64), (y - 0.5j * x).astype(np.complex64)
+    cases = [((x, y), ("float32", False, 90412)),
+             ((x.astype(np.float16), y.astype(np.float16)), ("float16", False, 20916)),
+             ((cx, cy), ("complex64", False, 593905)),
+             ((_weak((2,), 0.5), _weak((2,), 0.25)), ("float32", False, 3328)),
+             ((0.5, 0.25), ("float32", True, 718))]
+    for args, want in cases:
+        r = jnp.logaddexp2(*args)
+        assert (str(r.dtype), bool(r.weak_type), _bytes_digest(r)) == want
+    gx, gy = astjax.vmap(astjax.grad(jnp.logaddexp2, argnums=(0, 1)))(x, y)
+    assert (_bytes_digest(gx), _bytes_digest(gy)) == (102046, 87245)
+    assert float(astjax.grad(astjax.grad(jnp.logaddexp2))(0.5, 0.25)) == 0.17199240624904633
+
+
+def test_i0_and_bessel_i0e_bits():
+    # JAX's i0 is exp(|x|) * i0e(|x|) (no power series: large |x| keep their precision),
+    # its i0e Cephes' Chebyshev expansions; complex values are a ValueError
+    x = np.array([0, -0.0, 1, -2.5, 12, 30, 80, 100, np.inf, np.nan, 1e-20, 0.7], np.float32)
+    cases = [(x, ("float32", False, 103489)), (x.astype(np.float16), ("float16", False, 20105)),
+             (_weak((2,), 0.5), ("float32", True, 2142)), (0.5, ("float32", True, 493)),
+             (np.arange(4, dtype=np.int8), ("float32", False, 11941))]
+    for a, want in cases:
+        r = jnp.i0(a)
+        assert (str(r.dtype), bool(r.weak_type), _bytes_digest(r)) == want
+    z = np.array([0, 1, 2.5, 7.9, 8, 8.1, 12, 30, 80, 100, 0.7, 1e-20], np.float32)
+    assert np.asarray(lax.bessel_i0e(z)).view(np.uint32).tolist() == [
+        1065353217, 1055815692, 1049248648, 1041487282, 1041424329, 1041362588, 1039036638,
+        1033227658, 1027013464, 1025744055, 1057959590, 1065353217]
+    assert float(astjax.grad(jnp.i0)(0.0)) == 0.0
+    with pytest.raises(ValueError, match="Unsupported input type"):
+        jnp.i0(np.ones(2, np.complex64))

@@ -623,10 +623,43 @@ def logaddexp(x, y, /):
 
 def logaddexp2(x, y, /):
     x, y = promote_args_inexact("logaddexp2", x, y)
-    ln2 = float(np.log(2.0))   # a Python float: weak
-    out = logaddexp(multiply(x, ln2), multiply(y, ln2))
-    # JAX's 1/ln 2 is `lax._const`: strong but for a weak 0-d value (so is the result)
-    return true_divide(out, _lax_const(out, ln2))
+    return _logaddexp2(x, y)
+
+
+@custom_jvp
+def _logaddexp2(x, y):
+    """JAX's logaddexp2 in base 2 throughout (exp2, then log1p scaled by 1/ln 2: not the
+    natural logaddexp rescaled, whose bits differ), with its JVP."""
+    amax = lax.max(x, y)
+    inv_ln2 = _lax_const(amax, 1 / np.log(2))
+    if not dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+        delta = lax.sub(x, y)
+        return lax.select(lax.ne(delta, delta), lax.add(x, y),   # NaN, or infs of one sign
+                          lax.add(amax, lax.mul(inv_ln2, lax.log1p(lax.exp2(
+                              lax.neg(lax.abs(delta)))))))
+    delta = lax.sub(lax.add(x, y), lax.mul(amax, _lax_const(amax, 2)))
+    out = lax.add(amax, lax.mul(inv_ln2, lax.log1p(lax.exp2(delta))))
+    im, half = lax.imag(out), np.pi / np.log(2)   # the phase wrapped into [-half, half)
+    r = lax.rem(lax.add(im, _lax_const(im, half)), _lax_const(im, 2 * half))
+    r = lax.select(lax.lt(r, _lax_const(r, 0)), lax.add(r, _lax_const(r, 2 * half)), r)
+    return lax.complex(lax.real(out), lax.sub(r, _lax_const(r, half)))
+
+
+def _finite_at_posinf(x):
+    """x with 0 where its real part is +inf (the JVP's exponent is then finite)."""
+    re = lax.real(x) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else x
+    return lax.select(lax.eq(re, _lax_const(re, np.inf)), lax.full_like(x, 0), x)
+
+
+def _logaddexp2_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    out = _logaddexp2(x, y)
+    o = _finite_at_posinf(out)
+    return out, lax.add(lax.mul(tx, lax.exp2(lax.sub(_finite_at_posinf(x), o))),
+                        lax.mul(ty, lax.exp2(lax.sub(_finite_at_posinf(y), o))))
+
+
+_logaddexp2.defjvp(_logaddexp2_jvp)
 
 
 def sinc(x, /):
@@ -646,10 +679,12 @@ def _sinc_maclaurin(k, x):
     return lax.add(lax.mul(x, _lax_const(x, 0)), _lax_const(x, (-1) ** (k // 2) / (k + 1)))
 
 
-@_sinc_maclaurin.defjvp
 def _sinc_maclaurin_jvp(k, primals, tangents):
     (x,), (t,) = primals, tangents
     return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+_sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 def heaviside(x1, x2, /):
