@@ -330,3 +330,15 @@ def test_i0_and_bessel_i0e_bits():
     assert float(astjax.grad(jnp.i0)(0.0)) == 0.0
     with pytest.raises(ValueError, match="Unsupported input type"):
         jnp.i0(np.ones(2, np.complex64))
+
+
+def test_poly_of_a_scalar_and_a_matrix():
+    # as JAX: a scalar is one root, a square matrix gives its characteristic polynomial
+    assert np.asarray(jnp.poly(0.5)).tolist() == [1.0, -0.5]
+    m = (np.arange(9).reshape(3, 3) % 5 + 1).astype(np.float32) / 4
+    r = jnp.poly(m)
+    assert r.dtype == np.complex64 and r.shape == (4,)
+    np.testing.assert_allclose(np.asarray(r), [1, -2.5, 0.75, 0.0781], atol=1e-4)
+    assert jnp.poly(np.zeros((0,), np.float32)).shape == ()
+    with pytest.raises(ValueError, match="square 2d"):
+        jnp.poly(np.ones((2, 3)))
