@@ -342,3 +342,16 @@ def test_poly_of_a_scalar_and_a_matrix():
     assert jnp.poly(np.zeros((0,), np.float32)).shape == ()
     with pytest.raises(ValueError, match="square 2d"):
         jnp.poly(np.ones((2, 3)))
+
+
+def test_unique_and_set_operations_keep_weak_types():
+    # JAX's: values gathered from (sorted concatenations of) the operands, weak when
+    # every operand whose values they are is weak
+    w, s = _weak((3,), 0.5), jnp.array([0.5, 1.0])
+    for f in (jnp.unique, jnp.unique_values):
+        assert f(w).weak_type and not f(s).weak_type
+    assert jnp.unique(w, return_counts=True)[0].weak_type
+    want = {jnp.setdiff1d: (True, True, False, False), jnp.intersect1d: (True, False, False, False),
+            jnp.setxor1d: (True, False, False, False), jnp.union1d: (True, False, False, False)}
+    for f, flags in want.items():
+        assert tuple(f(a, b).weak_type for a, b in ((w, w), (w, s), (s, w), (s, s))) == flags

@@ -478,11 +478,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         v = _concrete(ar, "the number of unique values")
         res = np.unique(v, return_index=return_index, return_inverse=return_inverse,
                         return_counts=return_counts, equal_nan=equal_nan)
+        vals, *rest = res if isinstance(res, tuple) else (res,)
+        vals = _host_values(vals, ar)   # (ar's weak type kept, as JAX's)
         if not isinstance(res, tuple):
-            return asarray(res.astype(_dt(ar)))
-        vals, *rest = res
-        return (asarray(vals.astype(_dt(ar))),) + tuple(
-            asarray(r.astype(_int_dtype())) for r in rest)
+            return vals
+        return (vals,) + tuple(asarray(r.astype(_int_dtype())) for r in rest)
     res = unique_along_axis(ravel(ar), 0, return_index, return_inverse, return_counts,
                             equal_nan, size, fill_value)
     if not return_inverse:
@@ -601,8 +601,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
         return intersect1d_indices(ar1, ar2, assume_unique, size, fill_value)
     a = ravel(asarray_operand(ar1))
     if size is None:
-        av, bv = _concrete(a, "intersect1d's size"), _concrete(asarray_operand(ar2), "size")
-        return asarray(np.intersect1d(av, bv).astype(_dt(a)))
+        b = asarray_operand(ar2)
+        av, bv = _concrete(a, "intersect1d's size"), _concrete(b, "size")
+        return _host_values(np.intersect1d(av, bv), a, b)
     keep = isin(a, ar2)
     return _masked_unique(a, keep, size, fill_value)
 
@@ -621,7 +622,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     a = ravel(asarray_operand(ar1))
     if size is None:
         av, bv = _concrete(a, "setdiff1d's size"), _concrete(asarray_operand(ar2), "size")
-        return asarray(np.setdiff1d(av, bv).astype(_dt(a)))
+        return _host_values(np.setdiff1d(av, bv), a)
     return _masked_unique(a, isin(a, ar2, invert=True), size, fill_value)
 
 
@@ -638,13 +639,21 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """
     a, b = ravel(asarray_operand(ar1)), ravel(asarray_operand(ar2))
     if size is None:
-        return asarray(np.setxor1d(_concrete(a, "size"), _concrete(b, "size")).astype(_dt(a)))
+        return _host_values(np.setxor1d(_concrete(a, "size"), _concrete(b, "size")), a, b)
     both = concatenate([a, b])
     keep = concatenate([isin(a, b, invert=True), isin(b, a, invert=True)])
     return _masked_unique(both, keep, size, fill_value)
 
 
 @library_jit(static_argnums=(2, 3))
+def _host_values(vals, *sources):
+    """Values NumPy computed from `sources` as an array of the first's dtype, weak when
+    every source is (as JAX's results, gathered from sorted concatenations of them)."""
+    dt = _dt(sources[0])
+    weak = all(core.get_aval(s).weak_type for s in sources)
+    return lax.convert_element_type(asarray(vals.astype(dt)), dt, weak_type=weak)
+
+
 def _masked_unique(x, keep, size, fill_value):
     """unique(x[keep], size=size): kept values first, via a sort on (not keep, x)."""
     big = _max(x)
