@@ -355,3 +355,23 @@ def test_unique_and_set_operations_keep_weak_types():
             jnp.setxor1d: (True, False, False, False), jnp.union1d: (True, False, False, False)}
     for f, flags in want.items():
         assert tuple(f(a, b).weak_type for a, b in ((w, w), (w, s), (s, w), (s, s))) == flags
+
+
+def test_trapezoid_as_jax():
+    # values made inexact first (int8 100 + 100 overflowed), JAX's constant-spacing
+    # formula (its bits), strong for a weak y (dx is a weak Python float)
+    assert float(jnp.trapezoid(np.array([100, 100], np.int8))) == 100.0
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=(3, 5)).astype(np.float32)
+    xs = np.cumsum(rng.uniform(0.1, 1, 5)).astype(np.float32)
+    cases = [((y,), {}, ("float32", False, (3,), 6801)),
+             ((y,), dict(dx=0.3), ("float32", False, (3,), 9105)),
+             ((y,), dict(axis=0), ("float32", False, (5,), 25988)),
+             ((y, xs), {}, ("float32", False, (3,), 7142)),
+             ((y.astype(np.float16),), {}, ("float16", False, (3,), 2085)),
+             ((_weak((4,), 0.5),), {}, ("float32", False, (), 573)),
+             ((y,), dict(dx=np.array([0.5, 0.25, 0.125], np.float32)[:, None]),
+              ("float32", False, (3,), 8305))]
+    for args, kw, want in cases:
+        r = jnp.trapezoid(*args, **kw)
+        assert (str(r.dtype), bool(r.weak_type), r.shape, _bytes_digest(r)) == want
