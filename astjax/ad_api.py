@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import core, hi_values as _hi, tree_util
+from .dtypes import _float0_zeros
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
@@ -62,7 +63,7 @@ def _ones_like_aval(aval):
 
 def _zeros_out(aval):
     """A zero cotangent/tangent result for an input: float0 for non-float inputs."""
-    return ad.zeros_like_aval(aval) if differentiable(aval) else np.zeros(aval.shape, float0)
+    return ad.zeros_like_aval(aval) if differentiable(aval) else _float0_zeros(aval.shape)
 
 
 # ------------------------------------------------------------------- grad family
@@ -177,7 +178,7 @@ class _Grad(_Transformed):
         for nz, m, a in zip(nz_in, diff_mask, in_avals):
             if not m:
                 continue
-            grads.append(next(git) if nz else np.zeros(a.shape, float0))
+            grads.append(next(git) if nz else _float0_zeros(a.shape))
         gi = iter(grads)
         per_arg = [tree_util.tree_unflatten(tree_util.tree_structure(args[i]),
                                             [next(gi) for _ in ranges[i]]) for i in nums]
@@ -297,7 +298,7 @@ def _jvp(fun, primals, tangents, has_aux):
     n = len(outvars)
     prim, touts = outs[:n], outs[n:]
     it = iter(touts)
-    tl = [next(it) if z else np.zeros(v.aval.shape, float0)
+    tl = [next(it) if z else _float0_zeros(v.aval.shape)
           for z, v in zip(out_nz, outvars)]
     if not _staging():
         prim, tl = map(list, zip(*(ad_eager_values.output(v, known, p, t)
@@ -333,7 +334,7 @@ def _linearize(fun, primals, has_aux):
     main_tree = out_tree.children[0] if has_aux else out_tree
     k = main_tree.num_leaves
     # (as JAX's: a pytree whose leaves are the residuals, so `jit` can return it)
-    f_jvp = tree_util.Partial(_LinearizedBody(lin, nres, nz, in_tree, out_nz,
+    f_jvp = tree_util.Partial(_LinearizedBody(lin, nres, nz, in_tree, in_avals, out_nz,
                                               [v.aval for v in closed.jaxpr.outvars],
                                               main_tree, k), *res)
     if has_aux:
@@ -346,8 +347,9 @@ class _LinearizedBody:
     """The function inside `linearize`'s Partial: `(*residuals, *tangents) -> the
     output's tangent` (the linear jaxpr run on them)."""
 
-    def __init__(self, lin, nres, nz, in_tree, out_nz, out_avals, main_tree, k):
+    def __init__(self, lin, nres, nz, in_tree, in_avals, out_nz, out_avals, main_tree, k):
         self.lin, self.nres, self.nz, self.in_tree = lin, nres, nz, in_tree
+        self.in_avals = in_avals
         self.out_nz, self.out_avals, self.main_tree, self.k = out_nz, out_avals, main_tree, k
 
     def __call__(self, *args):
@@ -357,11 +359,28 @@ class _LinearizedBody:
             raise ArgumentTypeError("linearized function called with tangents of the wrong "
                                     "structure", hint="pass tangents shaped like the primals "
                                                       "given to linearize")
+        for a, t in zip(self.in_avals, t_leaves):
+            _check_linearized_tangent(a, t)
         touts = _run(self.lin, list(res) + [t for t, z in zip(t_leaves, self.nz) if z])
         it = iter(touts)
-        tl = [next(it) if z else np.zeros(a.shape, float0)
+        tl = [next(it) if z else _float0_zeros(a.shape)
               for z, a in zip(self.out_nz, self.out_avals)]
         return tree_util.tree_unflatten(self.main_tree, tl[:self.k])
+
+
+def _check_linearized_tangent(p_aval, t):
+    """JAX's check of a tangent given to `linearize`'s function: the primal's shape and
+    tangent dtype (float0 for an int / bool primal), weak types aside."""
+    want = p_aval.dtype if differentiable(p_aval) else np.dtype(float0)
+    is_float0 = isinstance(t, np.ndarray) and t.dtype == float0
+    got = core.ShapedArray(np.shape(t), float0) if is_float0 else leaf_aval(t)
+    if got.shape != p_aval.shape or np.dtype(got.dtype) != want:
+        raise ArgumentValueError(
+            "linearized function called on tangent values inconsistent with the original "
+            f"primal values: got tangent aval {got.str_short()} for primal aval "
+            f"{p_aval.str_short()} but expected {p_aval.update(dtype=want).str_short()}",
+            hint="pass tangents of the primals' shapes, float dtypes of the float primals' "
+                 "and np.zeros(shape, astjax.float0) for int / bool primals")
 
 
 @_entry_point
@@ -434,7 +453,7 @@ class _VjpBody:
         outs_ = _run(self._backward(ct_vmas), list(res) + cts) if (cts or self.nres) else []
         it = iter(_explicit.like_primals(outs_, [s for s, z in zip(self.layouts, self.nz)
                                                  if z]))
-        flat = [next(it) if z else np.zeros(a.shape, float0)
+        flat = [next(it) if z else _float0_zeros(a.shape)
                 for z, a in zip(self.nz, self.in_avals)]
         args_ct, _ = tree_util.tree_unflatten(self.in_tree, flat)
         return tuple(args_ct)

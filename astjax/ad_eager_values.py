@@ -27,6 +27,7 @@ from . import ad_frames, core, tree_util
 from .extend.core import Primitive as _ExtensionPrimitive
 from .primitives.custom_derivatives import custom_jvp_call_p
 from .transforms import ad
+from .dtypes import _float0_zeros
 from .transforms.ad import differentiable, float0
 
 __all__ = ["jvp_values", "values_of", "returned", "run_rule", "note", "split", "output"]
@@ -175,7 +176,7 @@ def output(v, known, primal, tangent):
     if isinstance(t, core.Zero):
         aval = v.aval
         t = (ad.zeros_like_aval(aval) if differentiable(aval)
-             else np.zeros(aval.shape, float0))
+             else _float0_zeros(aval.shape))
     return p, t
 
 

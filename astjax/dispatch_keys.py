@@ -201,12 +201,10 @@ def without_float0_inputs(closed):
 def with_float0_outputs(unflatten, removed):
     """`unflatten` for a program whose float0 outputs `removed` (from
     `without_float0_outputs`) are put back as host zeros, as JAX returns them."""
-    float0 = dtypes.float0
-
     def rebuild(outs):
         outs = list(outs)
         for i, aval in removed:
-            outs.insert(i, np.zeros(aval.shape, float0))
+            outs.insert(i, dtypes._float0_zeros(aval.shape))
         return unflatten(outs)
     return rebuild
 

@@ -33,6 +33,22 @@ complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 # float0: the tangent type of integer and boolean values (as in JAX).
 float0 = np.dtype([("float0", np.void, 0)])
 
+
+class _Float0Array(np.ndarray):
+    """A host array of float0 zeros: what derivatives give for int / bool values, as
+    JAX's `TypedNdArray`: a NumPy array that answers
+    `.weak_type` (False) as arrays do."""
+
+    @property
+    def weak_type(self) -> bool:
+        """Never weakly typed."""
+        return False
+
+
+def _float0_zeros(shape) -> _Float0Array:
+    """The float0 tangent / cotangent of an int / bool value of `shape`."""
+    return np.zeros(shape, float0).view(_Float0Array)
+
 # The narrow types JAX computes with but never promotes to implicitly: float8/6/4
 # variants and 2/4-bit integers (ml_dtypes), as long as this ml_dtypes has them.
 NARROW_FLOATS = [d for d in _ML_DTYPE_FAMILY if d != bfloat16 and _ML_DTYPE_FAMILY[d] is _FLOAT_FAMILY]

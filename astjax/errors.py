@@ -448,7 +448,8 @@ class ReductionError(ArgumentError, ValueError):
 
 class ScalarOverflowError(ArgumentError, OverflowError):
     """A Python int too large for the integer dtype it is converted to (JAX's
-    OverflowError; NumPy would wrap it around silently)."""
+    OverflowError; NumPy would wrap it around silently), or a float identity (-inf) an
+    integer operation has no value for (`lax.cumlogsumexp` of integers)."""
     default_hint = ("pass a dtype wide enough (64-bit types need "
                     "config.update('jax_enable_x64', True)), or a float")
 

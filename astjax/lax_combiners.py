@@ -228,17 +228,20 @@ def _tree_reduce(computation, init_tree, flat_ops, flat_init, dims):
 
 # ------------------------------------------------------------------- associative_scan
 
-def _interleave(evens, odds, axis, n):
+def _interleave(evens, odds, axis):
     """Entries of `evens` at positions 0, 2, ... and of `odds` at 1, 3, ... along
-    `axis` (len(evens) is len(odds) or one more), `n` entries in all."""
-    ne = core.get_aval(evens).shape[axis]
-    if core.get_aval(odds).shape[axis] < ne:  # pad to equal length; trimmed below
-        odds = lax.concatenate([odds, lax.slice_in_dim(evens, 0, 1, axis=axis)], axis)
-    pair = lax.concatenate([lax.expand_dims(evens, (axis + 1,)),
-                            lax.expand_dims(odds, (axis + 1,))], axis + 1)
-    shape = core.get_aval(evens).shape
-    merged = lax.reshape(pair, shape[:axis] + (2 * ne,) + shape[axis + 1:])
-    return lax.slice_in_dim(merged, 0, n, axis=axis)
+    `axis` (len(evens) is len(odds) or one more): as JAX, each is
+    padded with zeros at the other's positions and the two are added (or-ed for bool),
+    so the result is strong unless both are weak and a -0.0 entry comes out +0.0."""
+    ndim = core.get_aval(evens).ndim
+    ne, no = core.get_aval(evens).shape[axis], core.get_aval(odds).shape[axis]
+
+    def spread(x, lo, hi):
+        cfg = [(0, 0, 0)] * ndim
+        cfg[axis] = (lo, hi, 1)
+        return lax.pad(x, np.zeros((), core.get_aval(x).dtype)[()], cfg)
+    op = lax.bitwise_or if core.get_aval(evens).dtype == np.bool_ else lax.add
+    return op(spread(evens, 0, 1 if ne == no else 0), spread(odds, 1, 0 if ne == no else 1))
 
 
 def associative_scan(fn, elems, reverse=False, axis=0):
@@ -289,7 +292,7 @@ def associative_scan(fn, elems, reverse=False, axis=0):
         else:
             evens = combine(odds, cut(xs, 2, n, 2))
         evens = [lax.concatenate([first, e], axis) for first, e in zip(cut(xs, 0, 1), evens)]
-        return [_interleave(e, o, axis, n) for e, o in zip(evens, odds)]
+        return [_interleave(e, o, axis) for e, o in zip(evens, odds)]
 
     out = scan(leaves)
     if reverse:

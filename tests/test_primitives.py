@@ -699,7 +699,8 @@ _BAD = [
     ("argmax", [core.ShapedArray((0, 3), f32)], dict(axes=(0,), index_dtype=np.dtype(i32))),
     ("argmin", [core.ShapedArray((2, 3), f32)], dict(axes=(0, 1), index_dtype=np.dtype(i32))),
     ("cumsum", [core.ShapedArray((2, 3), f32)], dict(axis=2, reverse=False)),
-    ("cumlogsumexp", [core.ShapedArray((2, 3), i32)], dict(axis=0, reverse=False)),
+    # (an int operand passes, as JAX: its lowering raises OverflowError; a bool not)
+    ("cumlogsumexp", [core.ShapedArray((2, 3), b1)], dict(axis=0, reverse=False)),
     ("sort", [core.ShapedArray((2, 3), f32), core.ShapedArray((3,), f32)],
      dict(dimension=0, is_stable=True, num_keys=1)),
     ("sort", [core.ShapedArray((2, 3), f32)], dict(dimension=0, is_stable=True, num_keys=2)),

@@ -34,7 +34,11 @@ def _const_value(a, consts):
 
 
 def _same_type(a, b):
-    return a.aval.shape == b.aval.shape and a.aval.dtype == b.aval.dtype
+    # weak types too: an equation re-evaluated after forwarding (a re-staged derivative)
+    # computes its weak type from its operands' again, so a dropped weak -> strong
+    # conversion (jnp.sum's) or its transpose would change what the user sees
+    return a.aval.shape == b.aval.shape and a.aval.dtype == b.aval.dtype and \
+        a.aval.weak_type == b.aval.weak_type
 
 
 @pass_memo("simplify_jaxpr")   # (one result per jaxpr object: a shared `jit` body stays shared)

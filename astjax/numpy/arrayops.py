@@ -17,7 +17,7 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, ConcretizationError
 from . import ufuncs as uf
 from .contractions import matmul
 from .creation import diag
-from .operands import _dtype, asarray, operator_index
+from .operands import _dtype, asarray, operator_index, _strong_result
 from .reductions import sum as _sum
 from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import asarray_operand, where
@@ -234,7 +234,7 @@ def diagflat(v, k=0):
     Args: v: array; k: diagonal offset.
     Returns: 2-D Array.
     Vs NumPy: shape follows statically from `v.size` and `k`."""
-    return diag(ravel(asarray_operand(v)), k)
+    return _strong_result(diag(ravel(asarray_operand(v)), k))   # (JAX: set into zeros)
 
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
@@ -267,7 +267,9 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
         if vb is None:
             raise ShapeError("fill_diagonal with array values needs a 2-D array")
         val = vb
-    return where(mask, lax.convert_element_type(val, _dt(a)), a)
+    # (JAX sets `val` into `a`: a's dtype and weak type, whatever val's)
+    av = core.get_aval(a)
+    return where(mask, lax.convert_element_type(val, av.dtype, weak_type=av.weak_type), a)
 
 
 def choose(a, choices, out=None, mode="raise"):
@@ -467,13 +469,12 @@ def vander(x, N=None, increasing=False):
     if core.get_aval(x).ndim != 1:
         raise ShapeError("vander: x must be 1-D")
     N = _shape(x)[0] if N is None else int(N)
-    cols, p = [], lax.full_like(x, 1)
-    for _ in range(N):
-        cols.append(p)
-        p = uf.multiply(p, x)
+    # as JAX: x ** [N-1, ..., 0] with the powers a (strong) iota of x's dtype, so the
+    # result is never weak and its bits are `power`'s, not repeated products'
+    powers = lax.iota(_dt(x), N)
     if not increasing:
-        cols = cols[::-1]
-    return stack(cols, axis=1) if cols else lax.full((_shape(x)[0], 0), 0, _dt(x))
+        powers = lax.sub(np.asarray(N - 1, _dt(x))[()], powers)
+    return uf.power(lax.expand_dims(x, (1,)), lax.expand_dims(powers, (0,)))
 
 
 def ix_(*args):
@@ -622,7 +623,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         return c2
     c0 = uf.subtract(uf.multiply(a1, b2), uf.multiply(a2, b1))
     c1 = uf.subtract(uf.multiply(a2, b0), uf.multiply(a0, b2))
-    c = stack([c0, c1, c2], axis=-1)
+    c = _strong_result(stack([c0, c1, c2], axis=-1))   # (JAX: jnp.array of the three)
     return moveaxis(c, -1, axisc)
 
 
@@ -631,8 +632,19 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     Args: x1, x2: arrays; axis: int; precision, preferred_element_type: lax options.
     Returns: Array.
     Vs NumPy: accepts JAX's `precision` and `preferred_element_type`."""
-    x1, x2 = uf.promote_args("vecdot", x1, x2)
-    return _sum(uf.multiply(uf.conjugate(x1), x2), axis=axis)
+    x1, x2 = asarray_operand(x1), asarray_operand(x2)
+    s1, s2 = _shape(x1), _shape(x2)
+    if s1[canonicalize_axis(axis, len(s1))] != s2[canonicalize_axis(axis, len(s2))]:
+        raise ShapeValueError(f"axes must match; got shapes {s1} and {s2} with axis={axis}")
+    x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
+    if dtypes.issubdtype(_dt(x1), np.complexfloating):
+        x1 = uf.conjugate(x1)
+    # as JAX's (a vectorized vdot): one batched dot, in the operands' promoted dtype
+    # (int8 stays int8) or preferred_element_type, not a multiply and a sum
+    r = matmul(lax.expand_dims(x1, (len(s1) - 1,)), lax.expand_dims(x2, (len(s2),)),
+               precision=precision, preferred_element_type=preferred_element_type)
+    nd = core.get_aval(r).ndim
+    return lax.squeeze(r, (nd - 2, nd - 1))
 
 
 @library_jit

@@ -10,7 +10,7 @@ from .. import core, dtypes, lax
 from ..core import Tracer
 from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, ConcretizationError,
                       ShapeValueError)
-from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa: F401
+from .operands import (_constant, _dtype, _static_shape, array, asarray, _pad_value,  # noqa: F401
                        broadcast_shapes,
                        asarray_operand, broadcast_to_shape, check_python_ints,
                        operator_index)
@@ -438,7 +438,7 @@ def diag(v, k=0):
         # (the mask takes v's weak type: a weak vector's diagonal matrix stays weak, as JAX)
         e = lax.convert_element_type(eye(n, n, k, dtype=av.dtype), av.dtype,
                                      weak_type=av.weak_type)
-        padded = lax.pad(v, np.asarray(0, core.get_aval(v).dtype)[()], [(0, abs(k), 0)])
+        padded = lax.pad(v, _pad_value(v), [(0, abs(k), 0)])
         # row i holds v[i] on the diagonal for k >= 0; column j holds v[j] for k < 0
         return multiply(e, reshape(padded, (n, 1) if k >= 0 else (1, n)))
     return diagonal(v, k)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
+from ..ad_api import jvp
+from ..custom_api import custom_jvp
 from ..errors import ArgumentValueError, DTypeError
-from ..primitives.base import weak_like as _weak_like
 from . import ufuncs as uf
 from .operands import array, asarray, broadcast_shapes, broadcast_to_shape, result
 from .reductions import all as _all, any as _any, sum as _sum
@@ -465,7 +466,7 @@ def iscomplex(x):
     Differences from NumPy: always returns an Array, also for scalars.
     """
     i = uf.imag(asarray_operand(x))
-    return lax.ne(i, _weak_like(0, i))  # weak for a weak x, as JAX
+    return lax.ne(i, uf._lax_const(i, 0))  # weak for a weak 0-d x, as JAX
 
 
 @library_jit
@@ -481,7 +482,7 @@ def isreal(x):
     Differences from NumPy: always returns an Array, also for scalars.
     """
     i = uf.imag(asarray_operand(x))
-    return lax.eq(i, _weak_like(0, i))
+    return lax.eq(i, uf._lax_const(i, 0))
 
 
 def iscomplexobj(x):
@@ -732,16 +733,29 @@ def i0(x):
     Returns:
       A floating array.
 
-    Differences from NumPy: evaluated by a 32-term power series, accurate for |x| up to
-    about 10 (larger inputs lose precision); integer inputs become the default float.
+    Differences from NumPy: integer inputs become the default float; complex inputs
+    are a ValueError (as JAX).
     """
     [x] = promote_args_inexact("i0", x)
-    ax = uf.abs(x)
-    y = uf.multiply(ax, 0.5)
-    y2 = uf.multiply(y, y)
-    term = lax.full_like(x, 1)
-    total = lax.full_like(x, 1)
-    for k in range(1, 32):
-        term = uf.multiply(term, uf.true_divide(y2, float(k * k)))
-        total = uf.add(total, term)
-    return total
+    if not dtypes.is_float(core.get_aval(x).dtype):
+        raise ArgumentValueError(f"Unsupported input type to jax.numpy.i0: "
+                                 f"{core.get_aval(x).dtype}", hint="pass real values")
+    return _i0(x)
+
+
+def _i0_value(x):
+    """exp(|x|) * i0e(|x|), as JAX computes i0 (exact for large |x| too)."""
+    ax = lax.abs(x)
+    return lax.mul(lax.exp(ax), lax.bessel_i0e(ax))
+
+
+_i0 = custom_jvp(_i0_value)
+
+
+def _i0_jvp(primals, tangents):
+    # (as JAX's: the derivative of |x| is taken as 0 at 0, where i0 is flat)
+    out, t_out = jvp(_i0_value, primals, tangents)
+    return out, where(lax.eq(primals[0], uf._lax_const(primals[0], 0)), 0.0, t_out)
+
+
+_i0.defjvp(_i0_jvp)

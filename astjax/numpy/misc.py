@@ -14,18 +14,18 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import Tracer
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AxisError,
-                      ConcretizationError, NotImplementedInAstjaxError)
+                      ConcretizationError, NotImplementedInAstjaxError, ShapeValueError)
 from . import linalg
 from . import ufuncs as uf
 from .arrayops import indices as _indices
 from .arrayops import unravel_index, vander
 from .contractions import matmul
-from .operands import asarray
+from .operands import asarray, _pad_value
 from .reductions import sum as _sum
 from .creation import eye
 from .einsum_paths import einsum_path
 from .reductions import all as _all
-from .shapes import broadcast_to, concatenate, ravel, reshape, swapaxes, tile
+from .shapes import atleast_1d, broadcast_to, concatenate, ravel, reshape, swapaxes, tile
 from .searching import _take_1d
 from .sorting import argmin, argsort, cumsum, sort
 from .statistics import convolve, diff
@@ -160,25 +160,28 @@ def poly(seq_of_zeros):
     """Coefficients of the monic polynomial with the given roots.
 
     Args:
-      seq_of_zeros: 1-D array of roots.
+      seq_of_zeros: 1-D array of roots (a scalar is one root), or a non-empty square
+        matrix (its characteristic polynomial, from its eigenvalues).
     Returns:
-      1-D coefficient array, highest power first.
-    Differs from NumPy: a square matrix argument (characteristic polynomial) is
-    not supported.
+      1-D coefficient array, highest power first (a 0-d 1 for no roots).
 
     Example:
       >>> import astjax.numpy as jnp
       >>> jnp.poly(jnp.array([1.0, 2.0]))
       Array([ 1., -3.,  2.], dtype=float32)
     """
-    z = asarray_operand(seq_of_zeros)
-    zv = core.get_aval(z)
-    if zv.ndim == 2 and zv.shape[0] == zv.shape[1] and zv.shape[0] > 0:
-        raise ArgumentValueError("jnp.poly of a matrix needs eigenvalues, which astjax lacks")
-    [z] = uf.promote_dtypes_inexact(z)
+    [z] = uf.promote_dtypes_inexact(asarray_operand(seq_of_zeros))
+    z = atleast_1d(z)   # (as JAX: a scalar is one root)
+    sh = core.get_aval(z).shape
+    if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
+        z = linalg.eigvals(z)
+    if core.get_aval(z).ndim != 1:
+        raise ShapeValueError("input must be 1d or non-empty square 2d array.")
     dt = core.get_aval(z).dtype
+    if core.get_aval(z).shape[0] == 0:
+        return lax.full((), 1, dt)
     out = lax.full((1,), 1, dt)
-    for i in range(zv.shape[0] if zv.ndim else 0):
+    for i in range(core.get_aval(z).shape[0]):
         root = lax.slice(z, (i,), (i + 1,))
         out = convolve(out, lax.concatenate([lax.full((1,), 1, dt), uf.negative(root)], 0))
     return out
@@ -409,7 +412,8 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     for k in range(0, m - n + 1):
         d = uf.multiply(scale, lax.index_in_dim(r, k, 0, False))
         q = lax.dynamic_update_slice(q, lax.reshape(d, (1,)), (np.int32(k),))
-        shifted = lax.pad(uf.multiply(d, v), np.asarray(0, dt)[()], [(k, m - n - k, 0)])
+        dv = uf.multiply(d, v)
+        shifted = lax.pad(dv, _pad_value(dv), [(k, m - n - k, 0)])
         r = uf.subtract(r, shifted)
     return q, r
 

@@ -294,6 +294,27 @@ def result(x):
         return b.const_tracer(x) if b is not None else device_put(x.val, weak_type=True)
     return asarray(x)
 
+
+def _strong_result(x):
+    """`x` (an array) with its weak type dropped: the exit of a jnp function whose JAX
+    counterpart builds its result from a strongly typed array (`zeros`, `eye`, `iota`,
+    a list through `jnp.array`), so a weak operand gives a strong result there.
+    Args: x: Array or Tracer.
+    Returns: Array or Tracer of x's dtype, not weakly typed."""
+    av = core.get_aval(x)
+    return lax.convert_element_type(x, av.dtype, weak_type=False) if av.weak_type else x
+
+
+def _pad_value(x, v=0):
+    """The number `v` as a padding (or fill) value for `x`: x's dtype, weakly typed when
+    x is, so `lax.pad` keeps x's weak type (its result is weak only when both are, as
+    JAX's, and JAX's jnp functions convert their padding values with x's weak type).
+    Args: x: Array or Tracer; v: a number.
+    Returns: a 0-d constant of x's dtype."""
+    av = core.get_aval(x)
+    c = np.asarray(v, av.dtype)[()]
+    return core.WeakConst(c) if av.weak_type else c
+
 # ----------------------------------------------------------- operands and promotion
 
 

@@ -14,7 +14,7 @@ from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstj
 from . import ufuncs as uf
 from .arrayops import apply_along_axis
 from .creation import linspace
-from .operands import asarray, broadcast_to_shape
+from .operands import asarray, broadcast_to_shape, _pad_value
 from .reductions import max as _max, mean as _mean, min as _min
 from .shapes import flip, repeat
 from .quantiles import median
@@ -68,9 +68,10 @@ def _concat(before, array, after, ax):
 def _pad_constant(array, pw, constant_values):
     dt = core.get_aval(array).dtype
     if dtypes.is_weak_scalar(constant_values):
-        cv = np.asarray(constant_values, dt)[()]
-    else:
-        cv = lax.convert_element_type(asarray(constant_values), dt)
+        cv = _pad_value(array, constant_values)
+    else:   # (JAX: converted with the array's weak type)
+        cv = lax.convert_element_type(asarray(constant_values), dt,
+                                      weak_type=core.get_aval(array).weak_type)
     shape = np.shape(cv)
     if len(shape) == 1 and shape[0] == 1:
         cv = lax.reshape(cv, ())

@@ -11,7 +11,7 @@ from .. import core, dtypes, lax
 from ..errors import ArgumentValueError, ShapeError
 from . import ufuncs as uf
 from .arrayops import _dt, _shape, _static_indices
-from .operands import _constant
+from .operands import _constant, _pad_value
 from .statistics import convolve
 from .ufuncs import asarray_operand
 from .util import canonicalize_axes, library_jit, static_int
@@ -41,7 +41,7 @@ def polyval(p, x, *, unroll=16):
 
 def _pad_front(a, n):
     k = _shape(a)[0]
-    return a if k >= n else lax.pad(a, np.asarray(0, _dt(a))[()], [(n - k, 0, 0)])
+    return a if k >= n else lax.pad(a, _pad_value(a), [(n - k, 0, 0)])
 
 
 def _aligned(a1, a2):

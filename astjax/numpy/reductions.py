@@ -11,7 +11,7 @@ from ..errors import ArgumentValueError, AxisNameError, ReductionError
 from ..primitives.base import max_value as _max_value, min_value as _min_value
 from ..shape_poly import is_symbolic_dim
 from . import ufuncs
-from .operands import asarray
+from .operands import asarray, _strong_result
 from .ufuncs import asarray_operand, broadcast_to_shape, where as _where
 from .util import canonicalize_axes, library_jit as _library_jit
 from ..typing import Array
@@ -99,6 +99,9 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
                 dtypes.uint64 if dtypes.issubdtype(av.dtype, np.unsignedinteger) else dtypes.int64))
         elif bool_op is not None and av.dtype == dtypes.bool_:
             return _finish(bool_op(a, axes), axes, av.shape, keepdims)
+        # strong before reducing, as JAX's (not after: the cotangent of a weak operand
+        # comes back weak through the conversion's transpose)
+        a = _strong_result(a)
         if where is not None:
             ident = init(core.get_aval(a).dtype)
             a = _where(broadcast_to_shape(where, av.shape), a, lax.full_like(a, ident))

@@ -381,7 +381,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
            for v in (x, xp)):  # JAX: ValueError (fp may be complex)
         raise ArgumentValueError("interp: complex x / xp values are not supported (complex "
                                  "values have no ordering)", hint="interpolate on real positions")
-    x, xp, fp = uf.promote_dtypes_inexact(x, xp, fp)
+    (x, xp), (fp,) = uf.promote_dtypes_inexact(x, xp), uf.promote_dtypes_inexact(fp)  # (as JAX)
     xs, fs = core.get_aval(xp).shape, core.get_aval(fp).shape
     if len(xs) != 1 or len(fs) != 1 or xs != fs:
         raise ShapeValueError(f"interp: xp and fp must be one-dimensional arrays of equal "
@@ -397,14 +397,17 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         fp = concatenate([lax.slice(fp, (n - 1,), (n,)), fp, lax.slice(fp, (0,), (1,))])
         n += 2
     i = uf.clip(searchsorted(xp, x, side="right"), 1, n - 1)
-    xl, xr = _take_1d(xp, uf.subtract(i, 1)), _take_1d(xp, i)
-    fl, fr = _take_1d(fp, uf.subtract(i, 1)), _take_1d(fp, i)
+    # (a gather, as JAX's: the values keep the weak type of a weak xp / fp)
+    xl, xr = take(xp, uf.subtract(i, 1)), take(xp, i)
+    fl, fr = take(fp, uf.subtract(i, 1)), take(fp, i)
     dx = uf.subtract(xr, xl)
     delta = uf.subtract(x, xl)
-    eps = float(np.finfo(_dt(dx)).eps) if dtypes.is_float(_dt(dx)) else 0.0
-    safe_dx = where(uf.greater(uf.abs(dx), eps), dx, 1.0)
-    f = where(uf.greater(uf.abs(dx), eps),
-              uf.add(fl, uf.multiply(uf.true_divide(delta, safe_dx), uf.subtract(fr, fl))), fl)
+    # as JAX: a step no wider than the spacing of eps (not eps: a narrower real step
+    # interpolates) takes the left value, so its gradient is not NaN
+    eps = float(np.spacing(np.finfo(_dt(dx)).eps)) if dtypes.is_float(_dt(dx)) else 0.0
+    dx0 = uf.less_equal(uf.abs(dx), eps)
+    f = where(dx0, fl, uf.add(fl, uf.multiply(uf.true_divide(delta, where(dx0, 1, dx)),
+                                              uf.subtract(fr, fl))))
     if period is None:
         x0 = lax.index_in_dim(xp, 0, 0, False)
         xn = lax.index_in_dim(xp, n - 1, 0, False)
@@ -475,11 +478,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         v = _concrete(ar, "the number of unique values")
         res = np.unique(v, return_index=return_index, return_inverse=return_inverse,
                         return_counts=return_counts, equal_nan=equal_nan)
+        vals, *rest = res if isinstance(res, tuple) else (res,)
+        vals = _host_values(vals, ar)   # (ar's weak type kept, as JAX's)
         if not isinstance(res, tuple):
-            return asarray(res.astype(_dt(ar)))
-        vals, *rest = res
-        return (asarray(vals.astype(_dt(ar))),) + tuple(
-            asarray(r.astype(_int_dtype())) for r in rest)
+            return vals
+        return (vals,) + tuple(asarray(r.astype(_int_dtype())) for r in rest)
     res = unique_along_axis(ravel(ar), 0, return_index, return_inverse, return_counts,
                             equal_nan, size, fill_value)
     if not return_inverse:
@@ -598,8 +601,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
         return intersect1d_indices(ar1, ar2, assume_unique, size, fill_value)
     a = ravel(asarray_operand(ar1))
     if size is None:
-        av, bv = _concrete(a, "intersect1d's size"), _concrete(asarray_operand(ar2), "size")
-        return asarray(np.intersect1d(av, bv).astype(_dt(a)))
+        b = asarray_operand(ar2)
+        av, bv = _concrete(a, "intersect1d's size"), _concrete(b, "size")
+        return _host_values(np.intersect1d(av, bv), a, b)
     keep = isin(a, ar2)
     return _masked_unique(a, keep, size, fill_value)
 
@@ -618,7 +622,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     a = ravel(asarray_operand(ar1))
     if size is None:
         av, bv = _concrete(a, "setdiff1d's size"), _concrete(asarray_operand(ar2), "size")
-        return asarray(np.setdiff1d(av, bv).astype(_dt(a)))
+        return _host_values(np.setdiff1d(av, bv), a)
     return _masked_unique(a, isin(a, ar2, invert=True), size, fill_value)
 
 
@@ -635,13 +639,21 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """
     a, b = ravel(asarray_operand(ar1)), ravel(asarray_operand(ar2))
     if size is None:
-        return asarray(np.setxor1d(_concrete(a, "size"), _concrete(b, "size")).astype(_dt(a)))
+        return _host_values(np.setxor1d(_concrete(a, "size"), _concrete(b, "size")), a, b)
     both = concatenate([a, b])
     keep = concatenate([isin(a, b, invert=True), isin(b, a, invert=True)])
     return _masked_unique(both, keep, size, fill_value)
 
 
 @library_jit(static_argnums=(2, 3))
+def _host_values(vals, *sources):
+    """Values NumPy computed from `sources` as an array of the first's dtype, weak when
+    every source is (as JAX's results, gathered from sorted concatenations of them)."""
+    dt = _dt(sources[0])
+    weak = all(core.get_aval(s).weak_type for s in sources)
+    return lax.convert_element_type(asarray(vals.astype(dt)), dt, weak_type=weak)
+
+
 def _masked_unique(x, keep, size, fill_value):
     """unique(x[keep], size=size): kept values first, via a sort on (not keep, x)."""
     big = _max(x)

@@ -15,7 +15,7 @@ from ..primitives.structural import out_layout as _out_layout
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
 from .indexing import _getitem, take
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
-                       jax_array_protocol, promote_dtypes, result)
+                       jax_array_protocol, promote_dtypes, result, _strong_result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
 from .util import (canonicalize_axes, canonicalize_axis, library_jit as _library_jit,
@@ -743,13 +743,16 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     Array([0, 3], dtype=int32)
     """
     a = asarray(a)
+    # JAX takes a square 2-D main diagonal through a strong `eye` product: not weak
+    square = shape(a) == shape(a)[::-1] and len(shape(a)) == 2 and offset == 0
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     s = shape(a)
     n, m = s[-2], s[-1]
     k = max(0, min(n - max(0, -offset), m - max(0, offset)))
     rows = np.arange(k) + max(0, -offset)
     cols = np.arange(k) + max(0, offset)
-    return _getitem(a, (Ellipsis, asarray(rows.astype(np.int32)), asarray(cols.astype(np.int32))))
+    d = _getitem(a, (Ellipsis, asarray(rows.astype(np.int32)), asarray(cols.astype(np.int32))))
+    return _strong_result(d) if square and core.get_aval(a).dtype != np.bool_ else d
 
 
 @_library_jit(static_argnames=("offset", "axis1", "axis2", "dtype"))

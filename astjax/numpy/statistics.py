@@ -12,8 +12,9 @@ from . import ufuncs as uf
 from .contractions import matmul
 from .reductions import (_var_dtypes, all as _all, max as _max, mean as _mean,
                          min as _min, prod, sum as _sum)
-from .shapes import atleast_2d, concatenate, diagonal, ravel, reshape, squeeze
+from .shapes import atleast_2d, concatenate, diagonal, moveaxis, ravel, reshape, squeeze
 from .sorting import argmax, argmin, cumprod, cumsum
+from .operands import _pad_value, asarray
 from .ufuncs import asarray_operand, broadcast_to_shape, promote_args_inexact, where
 from .util import canonicalize_axes, canonicalize_axis, library_jit
 
@@ -538,20 +539,26 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
       >>> jnp.trapezoid(jnp.array([1.0, 2.0, 3.0]))
       Array(4., dtype=float32)
     """
-    y = asarray_operand(y)
-    yv = core.get_aval(y)
-    axis = canonicalize_axis(axis, yv.ndim, "trapezoid")
-    n = yv.shape[axis]
-    y_sum = uf.add(lax.slice_in_dim(y, 1, n, axis=axis), lax.slice_in_dim(y, 0, n - 1, axis=axis))
+    # as JAX's: the values (and positions) made inexact first (no integer overflow), a
+    # constant spacing through dx * (sum - (first + last) / 2)
     if x is None:
-        return uf.multiply(_sum(y_sum, axis=axis), dx * 0.5)
-    x = asarray_operand(x)
-    d = diff(x, axis=axis if core.get_aval(x).ndim == yv.ndim else -1)
-    if core.get_aval(d).ndim == 1 and yv.ndim > 1:
-        shape = [1] * yv.ndim
-        shape[axis] = n - 1
-        d = lax.reshape(d, tuple(shape))
-    return uf.multiply(_sum(uf.multiply(y_sum, d), axis=axis), 0.5)
+        [y] = uf.promote_dtypes_inexact(asarray_operand(y))
+        d = asarray(dx)
+        if core.get_aval(d).ndim:
+            d = lax.expand_dims(d, tuple(range(core.get_aval(y).ndim - core.get_aval(d).ndim)))
+            d = moveaxis(d, axis, -1)
+    else:
+        y, x = uf.promote_dtypes_inexact(asarray_operand(y), asarray_operand(x))
+        d = diff(x) if core.get_aval(x).ndim == 1 else moveaxis(diff(x, axis=axis), axis, -1)
+    y = moveaxis(y, axis, -1)
+    last, n = core.get_aval(y).ndim - 1, core.get_aval(y).shape[-1]
+    dv = core.get_aval(d)
+    if dv.ndim == 0 or dv.shape[-1] == 1:
+        step = d if dv.ndim == 0 else lax.index_in_dim(d, 0, dv.ndim - 1, False)
+        ends = uf.add(lax.index_in_dim(y, 0, last, False), lax.index_in_dim(y, n - 1, last, False))
+        return uf.multiply(step, uf.subtract(_sum(y, axis=-1), uf.multiply(0.5, ends)))
+    pairs = uf.add(lax.slice_in_dim(y, 1, n, axis=last), lax.slice_in_dim(y, 0, n - 1, axis=last))
+    return uf.multiply(0.5, _sum(uf.multiply(d, pairs), axis=-1))
 
 
 def _conv_full(a, v):
@@ -559,7 +566,7 @@ def _conv_full(a, v):
     na, nv = core.get_aval(a).shape[0], core.get_aval(v).shape[0]
     if nv > na:
         a, v, na, nv = v, a, nv, na
-    zero = np.asarray(0, _dt(a))[()]
+    zero = _pad_value(a)
     out = None
     for j in range(nv):
         term = uf.multiply(lax.pad(a, zero, [(j, nv - 1 - j, 0)]),

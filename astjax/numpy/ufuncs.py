@@ -2,10 +2,13 @@
 Python scalars) in front of the lax primitives."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import core, dtypes, lax, user_warnings
 from ..codegen.explicit import broadcast_layouts as _broadcast_layouts
+from ..custom_api import custom_jvp
 from ..core import Tracer
 from ..primitives import comparisons as _cmp
 from ..primitives.base import weak_like as _weak_like
@@ -107,9 +110,9 @@ def invert(x, /):
 
 
 def logical_not(x, /):
-    x = asarray_operand(x)
+    [x] = promote_operands([asarray_operand(x)])
     if core.get_aval(x).dtype != dtypes.bool_:
-        x = not_equal(x, 0)
+        x = lax.ne(x, _lax_const(x, 0))   # (as JAX's: strong for a weak array)
     return lax.bitwise_not(x)
 
 
@@ -334,19 +337,35 @@ def isnan(x, /):
 
 def isinf(x, /):
     x = asarray_operand(x)
-    if not dtypes.is_inexact(core.get_aval(x).dtype):
+    dt = core.get_aval(x).dtype
+    if not dtypes.is_inexact(dt):
         return full_bool(x, False)
-    return equal(abs(x), np.inf)
+    # as JAX: against a strong inf, a complex value part by part (|x| of finite parts
+    # may overflow to inf)
+    parts = [lax.real(x), lax.imag(x)] if dtypes.issubdtype(dt, np.complexfloating) else [x]
+    tests = [lax.eq(lax.abs(p), _strong_const(p, np.inf)) for p in parts]
+    return tests[0] if len(tests) == 1 else lax.bitwise_or(*tests)
+
+
+def _is_signed_inf(x, inf, out):
+    """x == inf against a strong inf (JAX's); complex values are an error there."""
+    _no_out(out, "isneginf/isposinf")
+    x = asarray_operand(x)
+    dt = core.get_aval(x).dtype
+    if dtypes.issubdtype(dt, np.complexfloating):
+        raise ArgumentValueError("isposinf/isneginf are not well defined for complex types",
+                                 hint="test the real and imaginary parts separately")
+    if not dtypes.is_inexact(dt):
+        return full_bool(x, False)
+    return lax.eq(x, _strong_const(x, inf))
 
 
 def isposinf(x, /, out=None):
-    _no_out(out, "isneginf/isposinf")
-    return logical_and(isinf(x), greater(x, 0))
+    return _is_signed_inf(x, np.inf, out)
 
 
 def isneginf(x, /, out=None):
-    _no_out(out, "isneginf/isposinf")
-    return logical_and(isinf(x), less(x, 0))
+    return _is_signed_inf(x, -np.inf, out)
 
 
 def signbit(x, /):
@@ -523,17 +542,25 @@ def hypot(x1, x2, /):
     if dtypes.issubdtype(core.get_aval(x1).dtype, np.complexfloating):
         raise ArgumentValueError("jnp.hypot is not well defined for complex-valued inputs",
                                  hint="convert to real values first, e.g. with abs(x1)")
-    return sqrt(add(multiply(x1, x1), multiply(x2, x2)))
+    # as JAX's: max * sqrt(1 + (min / max)**2), no overflow of the squares; inf where
+    # either is infinite (also against a NaN), 0 where both are 0
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
+    hi, lo = maximum(x1, x2), minimum(x1, x2)
+    zero = lax.eq(hi, _lax_const(hi, 0))
+    r = lax.mul(hi, lax.sqrt(lax.add(_lax_const(hi, 1), lax.square(
+        lax.div(lo, where(zero, lax.full_like(hi, 1), hi))))))
+    return where(inf, _lax_const(r, np.inf), where(zero, hi, r))
 
 
 def deg2rad(x, /):
     [x] = promote_args_inexact("deg2rad", x)
-    return multiply(x, np.pi / 180)
+    return lax.mul(x, _lax_const(x, np.pi / 180))
 
 
 def rad2deg(x, /):
     [x] = promote_args_inexact("rad2deg", x)
-    return multiply(x, 180 / np.pi)
+    return lax.mul(x, _lax_const(x, 180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg
@@ -596,25 +623,77 @@ def logaddexp(x, y, /):
 
 def logaddexp2(x, y, /):
     x, y = promote_args_inexact("logaddexp2", x, y)
-    ln2 = float(np.log(2.0))   # a Python float: weak
-    out = logaddexp(multiply(x, ln2), multiply(y, ln2))
-    # JAX's 1/ln 2 is `lax._const`: strong but for a weak 0-d value (so is the result)
-    return true_divide(out, _lax_const(out, ln2))
+    return _logaddexp2(x, y)
+
+
+@custom_jvp
+def _logaddexp2(x, y):
+    """JAX's logaddexp2 in base 2 throughout (exp2, then log1p scaled by 1/ln 2: not the
+    natural logaddexp rescaled, whose bits differ), with its JVP."""
+    amax = lax.max(x, y)
+    inv_ln2 = _lax_const(amax, 1 / np.log(2))
+    if not dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+        delta = lax.sub(x, y)
+        return lax.select(lax.ne(delta, delta), lax.add(x, y),   # NaN, or infs of one sign
+                          lax.add(amax, lax.mul(inv_ln2, lax.log1p(lax.exp2(
+                              lax.neg(lax.abs(delta)))))))
+    delta = lax.sub(lax.add(x, y), lax.mul(amax, _lax_const(amax, 2)))
+    out = lax.add(amax, lax.mul(inv_ln2, lax.log1p(lax.exp2(delta))))
+    im, half = lax.imag(out), np.pi / np.log(2)   # the phase wrapped into [-half, half)
+    r = lax.rem(lax.add(im, _lax_const(im, half)), _lax_const(im, 2 * half))
+    r = lax.select(lax.lt(r, _lax_const(r, 0)), lax.add(r, _lax_const(r, 2 * half)), r)
+    return lax.complex(lax.real(out), lax.sub(r, _lax_const(r, half)))
+
+
+def _finite_at_posinf(x):
+    """x with 0 where its real part is +inf (the JVP's exponent is then finite)."""
+    re = lax.real(x) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else x
+    return lax.select(lax.eq(re, _lax_const(re, np.inf)), lax.full_like(x, 0), x)
+
+
+def _logaddexp2_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    out = _logaddexp2(x, y)
+    o = _finite_at_posinf(out)
+    return out, lax.add(lax.mul(tx, lax.exp2(lax.sub(_finite_at_posinf(x), o))),
+                        lax.mul(ty, lax.exp2(lax.sub(_finite_at_posinf(y), o))))
+
+
+_logaddexp2.defjvp(_logaddexp2_jvp)
 
 
 def sinc(x, /):
     [x] = promote_args_inexact("sinc", x)
-    pix = multiply(x, np.pi)
-    safe = where(equal(x, 0), 1.0, pix)
-    return where(equal(x, 0), 1.0, true_divide(sin(safe), safe))
+    at_zero = lax.eq(x, _lax_const(x, 0))
+    pix = lax.mul(_lax_const(x, np.pi), x)
+    safe = where(at_zero, _lax_const(x, 1), pix)
+    # at 0 the Maclaurin series, whose custom JVP gives every derivative there (JAX's)
+    return where(at_zero, _sinc_maclaurin(0, pix), lax.div(lax.sin(safe), safe))
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k, x):
+    """The k-th derivative of sin(x) / x at 0, shaped and typed like x."""
+    if k % 2:
+        return lax.mul(x, _lax_const(x, 0))
+    return lax.add(lax.mul(x, _lax_const(x, 0)), _lax_const(x, (-1) ** (k // 2) / (k + 1)))
+
+
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+_sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 def heaviside(x1, x2, /):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
     # lax's order, as JAX's: complex operands are a TypeError
-    zero = lax.full_like(x1, 0)
-    # as JAX: strong 0 / 1 of x1's dtype, and NaN where x1 is NaN (not x2)
-    one = lax.full_like(x1, 1)
+    zero = _lax_const(x1, 0)
+    # as JAX: 0 / 1 of x1's dtype (strong but for a weak 0-d x1), and NaN where x1 is
+    # NaN (not x2)
+    one = _lax_const(x1, 1)
     return where(lax.lt(x1, zero), zero, where(lax.gt(x1, zero), one,
                                                where(lax.ne(x1, x1), x1, x2)))
 

@@ -18,11 +18,11 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import DTypeError, ShapeError, ShapeValueError
+from ..errors import DTypeError, ScalarOverflowError, ShapeError, ShapeValueError
 from ..pyast import dtype_expr, lax_call, pyconst
 from . import elementwise as ew
 from . import selection as sel
-from .base import (ANY, FLOAT, NUMBER, as_operand, check_dtype, defcumulative, deflinear,
+from .base import (ANY, FLOAT, NUMBER, REAL, as_operand, check_dtype, defcumulative, deflinear,
                    defreducer, is_zero, max_value, min_value, nondiff, register)
 from .base import tangent_aval as _aval
 from .comparisons import minmax_values
@@ -303,10 +303,21 @@ register(cummin_p, impl=_cum_impl_for(_accumulate(np.minimum, np.logical_and)),
          lowering=_cum_lowering_for(_binary_body("stablehlo.minimum", "stablehlo.and"),
                                     max_value))
 
+def _logaddexp_identity(dt):
+    """-inf, cumlogsumexp's identity; an integer operand passes abstract evaluation (as
+    JAX's: `eval_shape` answers) and fails here, with JAX's OverflowError."""
+    if not dtypes.is_inexact(dt):
+        raise ScalarOverflowError(f"cannot convert float infinity to integer: cumlogsumexp "
+                                  f"of a {np.dtype(dt).name} operand (its identity, -inf, "
+                                  f"is no {np.dtype(dt).name})",
+                                  hint="convert the operand to a float dtype first")
+    return -np.inf
+
+
 cumlogsumexp_p = core.new_primitive("cumlogsumexp")
 register(cumlogsumexp_p, impl=_cum_impl_for(lambda x, axis: np.logaddexp.accumulate(x, axis=axis)),
-         abstract_eval=_cum_ae_for("cumlogsumexp", FLOAT),
-         lowering=_cum_lowering_for(_logaddexp_body, lambda d: -np.inf))
+         abstract_eval=_cum_ae_for("cumlogsumexp", REAL),   # (complex: not yet)
+         lowering=_cum_lowering_for(_logaddexp_body, _logaddexp_identity))
 
 CUMULATIVE = {p.name: p for p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p)}
 

@@ -213,7 +213,44 @@ def cbrt(x, *, accuracy=None):
 # ------------------------------------------------------------ trigonometric, hyperbolic
 
 
-sin_p = unop("sin", np.sin, "stablehlo.sine", INEXACT, accuracy=_REAL_OPERAND)
+def _trig_lowering(hlo, cosine):
+    """sin / cos: stablehlo's op on a real operand; on a complex one JAX's expansion
+    (not stablehlo's complex sine, whose bits differ) from the real sine, cosine and
+    expm1 of the parts: 2 sinh(b) = expm1(b) - expm1(-b), 2 cosh(b) = expm1(b) +
+    expm1(-b) + 2, a zero real part giving an exact zero real (sin) / imaginary (cos)
+    part, so that an infinite sinh or cosh makes no NaN there."""
+    def lowering(ctx, x, accuracy=None):
+        a = ctx.avals_in[0]
+        if np.dtype(a.dtype).kind != "c":
+            return ctx.op1(hlo, [x], attrs=accuracy_attribute(accuracy) if accuracy else None)
+        r = a.update(dtype=_real_dtype(a.dtype))
+
+        def op(name, *xs):
+            return ctx.op1(f"stablehlo.{name}", list(xs), r)
+
+        def const(v):
+            return ctx.broadcast(ctx.constant(v, r.update(shape=())), r.update(shape=()), r)
+        re, im = op("real", x), op("imag", x)
+        re_zero = ctx.op1("stablehlo.compare", [re, const(0)], r.update(dtype=dtypes.bool_),
+                          attrs={"comparison_direction": "#stablehlo<comparison_direction EQ>",
+                                 "compare_type": "#stablehlo<comparison_type FLOAT>"})
+        sn, cs = op("sine", re), op("cosine", re)
+        e1, e2 = op("exponential_minus_one", im), op("exponential_minus_one", op("negate", im))
+        sinh = op("divide", op("subtract", e1, e2), const(2))
+        cosh = op("divide", op("add", op("add", e1, e2), const(2)), const(2))
+        if cosine:
+            p, q = op("multiply", cs, cosh), op("multiply", op("negate", sn), sinh)
+            parts = (p, const(0))
+        else:
+            p, q = op("multiply", sn, cosh), op("multiply", cs, sinh)
+            parts = (const(0), q)
+        return ctx.op1("stablehlo.select", [re_zero, ctx.op1("stablehlo.complex", list(parts)),
+                                            ctx.op1("stablehlo.complex", [p, q])])
+    return lowering
+
+
+sin_p = unop("sin", np.sin, _trig_lowering("stablehlo.sine", False), INEXACT,
+             accuracy=_REAL_OPERAND)
 defjvp(sin_p, lambda t, y, x, accuracy=None: mul(t, cos(x, accuracy=accuracy)))
 
 
@@ -222,7 +259,8 @@ def sin(x, *, accuracy=None):
     return sin_p.bind(as_operand(x), **_accuracy("sin", accuracy))
 
 
-cos_p = unop("cos", np.cos, "stablehlo.cosine", INEXACT, accuracy=_REAL_OPERAND)
+cos_p = unop("cos", np.cos, _trig_lowering("stablehlo.cosine", True), INEXACT,
+             accuracy=_REAL_OPERAND)
 defjvp(cos_p, lambda t, y, x, accuracy=None: neg(mul(t, sin(x, accuracy=accuracy))))
 
 

@@ -577,7 +577,7 @@ def _pad_ae(x, pv, *, padding_config):
     if any(d < 0 for d in shape):
         raise ShapeValueError(f"pad: padding {tuple(padding_config)} of shape {x.shape} gives "
                               f"a negative size: {tuple(shape)}")
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type and pv.weak_type)   # (JAX: all weak)
 
 
 def _pad_impl(x, pv, *, padding_config):

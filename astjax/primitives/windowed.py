@@ -25,7 +25,7 @@ from ..errors import DTypeError, NotImplementedInAstjaxError, ShapeError
 from ..pyast import attr, call
 from ..shape_poly_expr import max_dim
 from .base import (NUMBER, bdim_at_front, check_dtype, is_zero, max_value, min_value,
-                   register)
+                   register, weak_const)
 from .base import tangent_aval as _aval
 from .structural import pad
 
@@ -195,7 +195,7 @@ def _sum_transpose(ct, x, **w):
         return [None]
     in_shape = x.aval.shape
     pads = _vjp_padding(in_shape, _aval(ct).shape, **w)
-    padded = pad(ct, np.zeros((), _aval(ct).dtype)[()],
+    padded = pad(ct, weak_const(ct, 0),   # (the cotangent's weak type kept, as JAX)
                  [(lo, hi, s - 1) for (lo, hi), s in zip(pads, w["window_strides"])])
     nd = len(in_shape)
     return [bind(reduce_window_sum_p, padded, window_dimensions=w["window_dimensions"],
