@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..ad_api import jvp
-from ..custom_api import custom_jvp
+from ..custom_api import custom_jvp as _custom_jvp
 from ..errors import ArgumentValueError, DTypeError
 from . import ufuncs as uf
 from .operands import array, asarray, broadcast_shapes, broadcast_to_shape, result
@@ -749,7 +749,7 @@ def _i0_value(x):
     return lax.mul(lax.exp(ax), lax.bessel_i0e(ax))
 
 
-_i0 = custom_jvp(_i0_value)
+_i0 = _custom_jvp(_i0_value)
 
 
 def _i0_jvp(primals, tangents):

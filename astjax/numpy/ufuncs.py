@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import core, dtypes, lax, user_warnings
 from ..codegen.explicit import broadcast_layouts as _broadcast_layouts
-from ..custom_api import custom_jvp
+from ..custom_api import custom_jvp as _custom_jvp
 from ..core import Tracer
 from ..primitives import comparisons as _cmp
 from ..primitives.base import weak_like as _weak_like
@@ -626,7 +626,7 @@ def logaddexp2(x, y, /):
     return _logaddexp2(x, y)
 
 
-@custom_jvp
+@_custom_jvp
 def _logaddexp2(x, y):
     """JAX's logaddexp2 in base 2 throughout (exp2, then log1p scaled by 1/ln 2: not the
     natural logaddexp rescaled, whose bits differ), with its JVP."""
@@ -671,7 +671,7 @@ def sinc(x, /):
     return where(at_zero, _sinc_maclaurin(0, pix), lax.div(lax.sin(safe), safe))
 
 
-@functools.partial(custom_jvp, nondiff_argnums=(0,))
+@functools.partial(_custom_jvp, nondiff_argnums=(0,))
 def _sinc_maclaurin(k, x):
     """The k-th derivative of sin(x) / x at 0, shaped and typed like x."""
     if k % 2:
