@@ -1,0 +1,35 @@
+"""Differences the fuzzers found on the merged main (API fuzzer seeds 43450..44250,
+program fuzzer seeds 4700884.., 3600620.., 2601700..), each pinned with JAX 0.10.2's
+or Python's answer written out (no JAX needed to run them)."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.errors import AstjaxError
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit, astjax.vmap])
+def test_float_floor_divide_is_pythons_divmod_quotient(wrap):
+    # seed 43525: inf // -0.39 was -inf (floor(x / y)); JAX and Python give NaN, and
+    # 1.0 // 0.1 is 9.0 (floor(1.0 / 0.1) rounds to 10.0)
+    x = np.array([np.inf, 1.0, -1.0, 7.5, 0.0, 3.0], np.float64)
+    y = np.array([-0.39, 0.1, 0.1, -2.0, -3.0, 0.0], np.float64)
+    want_q = np.array([np.nan, 9.0, -10.0, -4.0, -0.0, np.inf])
+    want_r = np.array([np.nan, 0.09999999999999995, 5.551115123125783e-17, -0.5, 0.0, np.nan])
+    with astjax.enable_x64():
+        q = np.asarray(wrap(jnp.floor_divide)(x, y))
+        np.testing.assert_array_equal(q, want_q)
+        assert np.array_equal(np.signbit(q[1:]), np.signbit(want_q[1:]))   # -0.0
+        np.testing.assert_array_equal(np.asarray(wrap(lambda a, b: a // b)(x, y)), want_q)
+        dq, dr = wrap(jnp.divmod)(x, y)
+        np.testing.assert_array_equal(np.asarray(dq), want_q)
+        np.testing.assert_array_equal(np.asarray(dr), want_r)
+    assert float(jnp.floor_divide(np.float32(1.0), np.float32(0.1))) == 9.0
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "divmod"])
+def test_floor_divide_of_complex_is_a_type_error(name):
+    with pytest.raises(TypeError, match="does not support complex-valued inputs") as e:
+        getattr(jnp, name)(np.complex64(1 + 1j), 2.0)
+    assert isinstance(e.value, AstjaxError)
