@@ -42,3 +42,14 @@ def test_softmax_of_an_integer_array_does_not_wrap():
     x = np.array([-32768, 5], np.int16)
     np.testing.assert_array_equal(np.asarray(astjax.nn.softmax(x)), [0.0, 1.0])
     np.testing.assert_array_equal(np.asarray(astjax.nn.log_softmax(x)), [-32773.0, 0.0])
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit, astjax.vmap])
+def test_cholesky_of_a_complex_non_positive_definite_matrix_is_nan_in_both_parts(wrap):
+    # seed 44178: the failed factorization was filled with nan+0j; JAX fills nan+nanj
+    a = np.array([[[1, 2], [2, 1]], [[4, 2], [2, 3]]], np.complex64)
+    L = np.asarray(wrap(jnp.linalg.cholesky)(a))
+    assert np.isnan(L[0].real[np.tril_indices(2)]).all()
+    assert np.isnan(L[0].imag[np.tril_indices(2)]).all()
+    np.testing.assert_array_equal(L[0][0, 1], 0)
+    np.testing.assert_allclose(L[1], np.linalg.cholesky(a[1]), rtol=1e-6)
