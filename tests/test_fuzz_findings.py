@@ -53,3 +53,13 @@ def test_cholesky_of_a_complex_non_positive_definite_matrix_is_nan_in_both_parts
     assert np.isnan(L[0].imag[np.tril_indices(2)]).all()
     np.testing.assert_array_equal(L[0][0, 1], 0)
     np.testing.assert_allclose(L[1], np.linalg.cholesky(a[1]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name, want", [("xlogy", np.log([3.0, 1.0])),
+                                        ("xlog1py", np.log1p([3.0, 1.0]))])
+def test_xlogy_grad_of_x_with_an_integer_y_is_log_y(name, want):
+    # seed 43933: JAX 0.10.2 raises TypeError (log of int8 in its derivative rule);
+    # astjax promotes first (docs/coming_from_jax.md)
+    f = getattr(astjax.scipy.special, name)
+    g = astjax.grad(lambda x, y: jnp.sum(f(x, y)))(np.float32([0.5, 1.0]), np.int8([3, 1]))
+    np.testing.assert_allclose(np.asarray(g), want.astype(np.float32), rtol=1e-6)
