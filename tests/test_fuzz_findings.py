@@ -63,3 +63,29 @@ def test_xlogy_grad_of_x_with_an_integer_y_is_log_y(name, want):
     f = getattr(astjax.scipy.special, name)
     g = astjax.grad(lambda x, y: jnp.sum(f(x, y)))(np.float32([0.5, 1.0]), np.int8([3, 1]))
     np.testing.assert_allclose(np.asarray(g), want.astype(np.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit, astjax.vmap])
+def test_betainc_edges_are_scipys_and_jaxs(wrap):
+    # seed 44488: betainc(0, 0, x) was 1 and betainc(0, b, 0) 1 (JAX, SciPy: NaN, 0)
+    nan = np.nan
+    a = np.array([0.0, -0.0, 0.0, 0.0, 0.5, 3.0, np.inf, 0.5, np.inf, 1.0])
+    b = np.array([0.0, 0.0, 0.5, 3.0, 0.0, 0.0, 1.0, np.inf, np.inf, 2.0])
+    x = np.array([0.3, 0.0, 0.0, 0.3, 1.0, 0.3, 0.3, 0.3, 1.0, 0.0])
+    want = np.array([nan, nan, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, nan, 0.0])
+    with astjax.enable_x64():
+        got = np.asarray(wrap(astjax.lax.betainc)(a, b, x))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit, astjax.vmap])
+def test_incomplete_gamma_at_a_and_x_zero_is_nan(wrap):
+    # seed 44469: gammaincc(0, 0) was 1 and gammainc(0, 0) 0 (JAX, SciPy: NaN)
+    from astjax.scipy.special import gammainc, gammaincc
+    a = np.array([0.0, -0.0, 0.0, 1.0], np.float32)
+    x = np.array([0.0, 0.0, 0.5, 0.0], np.float32)
+    np.testing.assert_array_equal(np.asarray(wrap(gammainc)(a, x)), [nan_f, nan_f, 1.0, 0.0])
+    np.testing.assert_array_equal(np.asarray(wrap(gammaincc)(a, x)), [nan_f, nan_f, 0.0, 1.0])
+
+
+nan_f = np.float32(np.nan)
