@@ -195,7 +195,27 @@ def floor_divide(x1, x2, /):
         return lax.div(x1, x2)
     if dtypes.is_int(dt):
         return _floor_divide_int(x1, x2)
-    return lax.floor(lax.div(x1, x2))
+    _no_complex("floor_divide", dt)
+    return _float_divmod(x1, x2)[0]
+
+
+def _no_complex(name, dt):
+    if dtypes.issubdtype(dt, np.complexfloating):
+        raise ArgumentTypeError(f"{name} does not support complex-valued inputs",
+                                hint="apply it to the real and imaginary parts")
+
+
+def _float_divmod(x, y):
+    """Python's float `divmod` (CPython's float_divmod), as JAX: the quotient comes from
+    `(x - fmod(x, y)) / y`, so `1.0 // 0.1` is 9.0 where `floor(1.0 / 0.1)` is 10.0,
+    and `inf // y` is NaN."""
+    mod = lax.rem(x, y)
+    zero = lax.full_like(y, 0)
+    quot = lax.div(lax.select(lax.eq(y, zero), x, lax.sub(x, mod)), y)
+    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
+    mod = lax.select(fix, lax.add(mod, y), mod)
+    quot = lax.select(fix, lax.sub(quot, lax.full_like(quot, 1)), quot)
+    return lax.round(quot), mod
 
 
 def _nonzero_divisor(y):
@@ -223,7 +243,12 @@ def fmod(x1, x2, /):
 
 
 def divmod(x1, x2, /):  # noqa: A001
-    return floor_divide(x1, x2), remainder(x1, x2)
+    x1, x2 = _promote_args_numeric("divmod", x1, x2)
+    dt = core.get_aval(x1).dtype
+    if dtypes.issubdtype(dt, np.integer):
+        return floor_divide(x1, x2), remainder(x1, x2)
+    _no_complex("divmod", dt)
+    return _float_divmod(x1, x2)
 
 
 def power(x1, x2, /):
@@ -383,9 +408,7 @@ def signbit(x, /):
 
 def copysign(x1, x2, /):
     x1, x2 = promote_args_inexact("copysign", x1, x2)
-    if dtypes.issubdtype(core.get_aval(x1).dtype, np.complexfloating):
-        raise ArgumentTypeError("copysign does not support complex-valued inputs",
-                                hint="apply it to the real and imaginary parts")
+    _no_complex("copysign", core.get_aval(x1).dtype)
     return where(signbit(x2), negative(abs(x1)), abs(x1))
 
 

@@ -24,7 +24,7 @@ from .. import dtypes
 from ..core import ShapedArray
 from ..errors import NotImplementedInAstjaxError
 
-__all__ = ["LAPACK_DTYPES", "register_targets", "target", "lapack_call", "info_aval", "nan_unless",
+__all__ = ["LAPACK_DTYPES", "register_targets", "target", "lapack_call", "info_aval", "nan_of", "nan_unless",
            "slice_minor", "const_like", "cpu_only", "layout_attr", "alias_attr"]
 
 _REGISTERED = []
@@ -165,14 +165,20 @@ def const_like(ctx, value, aval):
     return ctx.broadcast(scalar, aval.update(shape=()), aval)
 
 
+def nan_of(dtype):
+    """The NaN a failed factorization fills `dtype` with: nan + nanj when complex."""
+    return complex(np.nan, np.nan) if np.issubdtype(dtype, np.complexfloating) else np.nan
+
+
 def nan_unless(ctx, ok, ok_aval, x, aval):
-    """x where the matrix's `ok` (a bool per batch element) holds, NaN elsewhere."""
+    """x where the matrix's `ok` (a bool per batch element) holds, NaN elsewhere (NaN in
+    both parts of a complex element, as JAX)."""
     if aval.ndim == ok_aval.ndim and not aval.ndim:
         full = ok
     else:
         full = ctx.op1("stablehlo.broadcast_in_dim", [ok], aval.update(dtype=dtypes.bool_),
                        {"broadcast_dimensions": ctx.i64(range(ok_aval.ndim))})
-    nan = const_like(ctx, np.nan, aval)
+    nan = const_like(ctx, nan_of(aval.dtype), aval)
     return ctx.op1("stablehlo.select", [full, x, nan], aval)
 
 

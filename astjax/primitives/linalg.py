@@ -48,7 +48,7 @@ def _cholesky_impl(a, *, lower=True):
         try:
             L = np.linalg.cholesky(a)
         except np.linalg.LinAlgError:
-            L = np.full(a.shape, np.nan, a.dtype)
+            L = np.full(a.shape, lapack.nan_of(a.dtype), a.dtype)
     L = L.astype(a.dtype)
     return L if lower else np.conj(np.swapaxes(L, -1, -2))
 

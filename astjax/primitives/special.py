@@ -152,7 +152,7 @@ def _igamma_grad_a(F, a, x):
 
 
 def _igamma_edges(F, a, x, upper):
-    nan = (a < 0.0) | (x < 0.0) | (a != a) | (x != x)
+    nan = (a < 0.0) | (x < 0.0) | (a != a) | (x != x) | ((a == 0.0) & (x == 0.0))
     one_p = ((a == 0.0) & (x > 0.0)) | (x == np.inf)
     zero_p = (x == 0.0) & ~nan
     ok = ~(nan | one_p | zero_p)
@@ -186,10 +186,13 @@ def _betacf(F, a, b, x):
 
 
 def _betainc_full(F, a, b, x):
-    nan = (a < 0.0) | (b < 0.0) | (x < 0.0) | (x > 1.0) | (a != a) | (b != b) | (x != x)
-    zero_a = (a == 0.0) & ~nan
-    zero_b = (b == 0.0) & ~nan & ~zero_a
+    # the edges as SciPy and JAX: I_0 = 0 and I_1 = 1 for every a, b >= 0 but a = b = 0
+    # and a = b = inf (NaN); inside (0, 1), a = 0 or b = inf gives 1, b = 0 or a = inf 0
+    nan = ((a < 0.0) | (b < 0.0) | (x < 0.0) | (x > 1.0) | (a != a) | (b != b) | (x != x) |
+           ((a == 0.0) & (b == 0.0)) | ((a == np.inf) & (b == np.inf)))
     ends = ((x == 0.0) | (x == 1.0)) & ~nan
+    zero_a = ((a == 0.0) | (b == np.inf)) & ~nan & ~ends
+    zero_b = ((b == 0.0) | (a == np.inf)) & ~nan & ~ends & ~zero_a
     ok = ~(nan | zero_a | zero_b | ends)
     one = F.full(x, 1.0)
     sa, sb, sx = F.where(ok, a, one), F.where(ok, b, one), F.where(ok, x, F.full(x, 0.5))
