@@ -31,8 +31,9 @@ def _check(got, want, where):
     JAX one of the same primitive, and carry its name stack; bodies recursively."""
     sm = difflib.SequenceMatcher(a=[g[0] for g in got], b=[w[0] for w in want],
                                  autojunk=False)
-    matched = 0
+    matched, seen = 0, set()
     for i, j, n in sm.get_matching_blocks():
+        seen.update(range(i, i + n))
         for k in range(n):
             (prim, ns, subs), (_, want_ns, want_subs) = got[i + k], want[j + k]
             assert ns == want_ns, f"{where}: {prim} (#{i + k}) named {ns!r}, JAX {want_ns!r}"
@@ -40,8 +41,14 @@ def _check(got, want, where):
             for s, (g, w) in enumerate(zip(subs, want_subs)):
                 _check(g, w, f"{where}/{prim}[{s}]")
             matched += 1
-    assert matched == len(got), (f"{where}: astjax's {[g[0] for g in got]} do not all "
-                                 f"align with JAX's {[w[0] for w in want]}")
+    # (a weak-type cast of a cotangent to its primal's type: astjax's AD keeps one JAX's
+    # does not stage -- docs/coming_from_jax.md; it must still carry one of JAX's names)
+    names = {w[1] for w in want}
+    casts = [g for i, g in enumerate(got) if i not in seen
+             and g[0] == "convert_element_type" and g[1] in names]
+    assert matched + len(casts) == len(got), (
+        f"{where}: astjax's {[g[0] for g in got]} do not all align with JAX's "
+        f"{[w[0] for w in want]}")
 
 
 @pytest.mark.parametrize("name", sorted(R.CASES))

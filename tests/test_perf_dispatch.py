@@ -312,7 +312,9 @@ def test_float0_results_of_a_compiled_call_are_host_zeros(monkeypatch):
     want = np.cos(x) * 2
     for args in [(x, n)] * 3 + [(astjax.device_put(x), astjax.device_put(n))] * 3:
         v, (dx, dn) = vg(*args)
-        assert type(dn) is np.ndarray and dn.dtype == astjax.float0 and dn.shape == ()
+        # (a NumPy array with `weak_type` False, as JAX's TypedNdArray)
+        assert isinstance(dn, np.ndarray) and dn.dtype == astjax.float0 and dn.shape == ()
+        assert dn.weak_type is False
         assert type(dx) is runtime.Array
         np.testing.assert_allclose(np.asarray(dx), want, rtol=1e-6)
         np.testing.assert_allclose(float(v), np.sin(1.0) * 6, rtol=1e-6)
