@@ -161,12 +161,24 @@ def wraps_function(wrapper, fun) -> None:
     do (`functools.update_wrapper`: name, docstring, `__wrapped__`), and carry `fun`'s
     own attributes: JAX copies the function's `__dict__` (dm-haiku finds a transformed
     function's original through `jit(f.init)._original_fn`). An attribute the wrapper
-    has already (its own state) is kept."""
+    has already (its own state) is kept. When `fun` is itself such a wrapper, only what
+    it carries of its function and the public attributes set on it are copied, never
+    its own private state made later (`grad(grad(f))` sharing `grad(f)`'s eager
+    program, JAX's wrappers hold theirs outside `__dict__`)."""
     functools.update_wrapper(wrapper, fun, updated=())
     own = wrapper.__dict__
-    for k, v in getattr(fun, "__dict__", {}).items():
-        if k not in own:
+    theirs = getattr(fun, "__dict__", {})
+    carried = theirs.get(_CARRIED)
+    copied = []
+    for k, v in theirs.items():
+        if k not in own and k != _CARRIED and (
+                carried is None or k in carried or not k.startswith("_")):
             own[k] = v
+            copied.append(k)
+    own[_CARRIED] = frozenset(copied)
+
+
+_CARRIED = "_astjax_carried"   # a wrapper's attributes copied from its function
 
 
 class WrappedFun:
