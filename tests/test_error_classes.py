@@ -88,3 +88,24 @@ def test_tracer_conversions_raise_jax_classes():
                          (to_numpy, errors.TracerArrayConversionError, np.ones(2))):
         with pytest.raises(cls):
             astjax.jit(fn)(arg)
+
+
+@astjax.custom_vjp
+def _cv(x):
+    return jnp.exp(x)
+
+
+_cv.defvjp(lambda x: (jnp.exp(x), jnp.exp(x)), lambda r, g: (r * g,))
+
+
+@pytest.mark.parametrize("outer", ["none", "grad", "hessian"])
+def test_forward_mode_through_custom_vjp_is_a_type_error_under_any_outer_transform(outer):
+    # JAX: TypeError "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
+    # however deep; under an outer grad astjax raised a NotImplementedError (custom_lin)
+    def g(x):
+        return jnp.sum(astjax.jacfwd(lambda v: jnp.sum(_cv(v) * v))(x))
+    h = {"none": g, "grad": astjax.grad(g), "hessian": astjax.hessian(g)}[outer]
+    with pytest.raises(TypeError, match="forward-mode autodiff") as info:
+        h(jnp.array([0.3, -0.7, 1.1]))
+    assert isinstance(info.value, errors.AstjaxError)
+    assert "_cv(v)" in str(info.value)   # located at the custom_vjp's call

@@ -336,11 +336,15 @@ def _custom_lin_ae(*avals, num_res, bwd, out_avals, **_):
     return list(out_avals)
 
 
-def _custom_lin_fail(*args, **params):
+def _custom_lin_fail(*args, loc=None, **params):
     raise DifferentiationTypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp "
-                                   "function",
+                                   "function", loc=loc,
                       hint="use reverse mode (grad, vjp, jacrev), or define the function "
                            "with custom_jvp")
+
+
+def _custom_lin_jvp(primals, tangents, **params):
+    _custom_lin_fail(loc=core.current_source_info())   # (the custom_vjp's call site)
 
 
 def _custom_lin_lowering(ctx, *args, **params):
@@ -359,9 +363,11 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
                                else c for c in cts_in]
 
 
+# (forward mode reaching a custom_vjp's linear part, e.g. jacfwd inside grad: JAX's
+# TypeError, as for a jvp of the custom_vjp itself)
 register(custom_lin_p, impl=_custom_lin_fail, abstract_eval=_custom_lin_ae,
-         lowering=_custom_lin_lowering, transpose=_custom_lin_transpose)
-mark_unsupported(custom_lin_p, "jvp", "the linear part of a custom_vjp is only transposed")
+         lowering=_custom_lin_lowering, transpose=_custom_lin_transpose,
+         jvp=_custom_lin_jvp)
 mark_unsupported(custom_lin_p, "batch", "custom_lin only appears inside linearize")
 
 # --------------------------------------------------------------------- checkpoint
