@@ -1,0 +1,160 @@
+"""Chains of transformations, every stage called eagerly in turn, JAX vs astjax:
+
+    nice -n 5 /path/to/jax-env/bin/python tests/fuzz/chain_sweep.py [DEPTH]
+
+Each small function (custom_jvp / custom_vjp rules, scan, fori_loop, cond, checkpoint,
+a Python `if` on a shape, ...) is wrapped in DEPTH transformations from `STAGES`
+(grad of a sum, jit, vmap, jacfwd, jacrev, checkpoint, value_and_grad, hessian), and
+every intermediate wrapper is called on one input, innermost first and outermost first:
+a wrapper called eagerly must not change what a wrapper around it computes (grad(d1)
+after an eager d1 = grad(g) call returned d1's value). Values must agree with JAX's
+(rtol 2e-4) and an error must be an instance of the builtin class JAX raises. Needs the
+real `jax` and astjax importable in one interpreter (JAX is the oracle)."""
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import sys
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+X = np.array([0.3, -0.7, 1.1], np.float32)
+STAGES = ["grad_sum", "jit", "vmapsum", "jacfwd_sum", "jacrev_sum", "ckpt", "vg", "hess_sum"]
+
+
+def make(jax, jnp):
+    """{name: f} of small R^n -> R functions written against the module `jax`."""
+    lax = jax.lax
+    fs = {}
+
+    def poly(x):
+        return jnp.sum(x ** 3 - 2.0 * x)
+    fs["poly"] = poly
+
+    def trig(x):
+        return jnp.sum(jnp.sin(x) * jnp.cos(2.0 * x))
+    fs["trig"] = trig
+
+    @jax.custom_jvp
+    def cj(x):
+        return jnp.sin(x)
+    @cj.defjvp
+    def cj_jvp(p, t):
+        return cj(p[0]), jnp.cos(p[0]) * t[0]
+    fs["custom_jvp"] = lambda x: jnp.sum(cj(x) * x)
+
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+    def pw(n, x):
+        return x ** n
+    @pw.defjvp
+    def pw_jvp(n, p, t):
+        return pw(n, p[0]), n * pw(n - 1, p[0]) * t[0]
+    fs["custom_jvp_nondiff"] = lambda x: jnp.sum(pw(4, x))
+
+    @jax.custom_vjp
+    def cv(x):
+        return jnp.exp(x)
+    cv.defvjp(lambda x: (jnp.exp(x), jnp.exp(x)), lambda r, g: (r * g,))
+    fs["custom_vjp"] = lambda x: jnp.sum(cv(x) * x)
+
+    def loop(x):
+        def body(c, xi):
+            return c * 0.9 + jnp.sin(xi * c), c
+        c, ys = lax.scan(body, 1.0, x)
+        return c + jnp.sum(ys)
+    fs["scan"] = loop
+
+    def wl(x):
+        return jnp.sum(lax.fori_loop(0, 3, lambda i, v: v * jnp.cos(v), x))
+    fs["fori"] = wl
+
+    def branch(x):
+        return jnp.sum(lax.cond(jnp.sum(x) > 0, lambda v: v ** 2, lambda v: jnp.sin(v), x))
+    fs["cond"] = branch
+
+    def rem(x):
+        return jnp.sum(jax.checkpoint(lambda v: jnp.sin(jnp.sin(v)))(x))
+    fs["checkpoint"] = rem
+
+    def pyif(x):
+        if x.shape[0] > 2:
+            return jnp.sum(jnp.sinc(x))
+        return jnp.sum(x)
+    fs["sinc"] = pyif
+
+    def logsm(x):
+        return jnp.sum(jax.nn.log_softmax(x) * x) + jax.nn.logsumexp(x)
+    fs["softmax"] = logsm
+
+    def norm(x):
+        return jnp.linalg.norm(x) + jnp.sum(jax.nn.relu(x))
+    fs["norm_relu"] = norm
+    return fs
+
+
+def stage(J, name):
+    """The transformation `name` of module `J` as a function -> function."""
+    jnp = J.numpy
+    return {
+        "grad_sum": lambda f: (lambda x: jnp.sum(J.grad(f)(x) ** 2)),
+        "jit": J.jit,
+        "vmapsum": lambda f: (lambda x: jnp.sum(J.vmap(lambda r: f(r * x))(
+            jnp.stack([x, 2 * x])))),
+        "jacfwd_sum": lambda f: (lambda x: jnp.sum(J.jacfwd(f)(x))),
+        "jacrev_sum": lambda f: (lambda x: jnp.sum(J.jacrev(f)(x))),
+        "hess_sum": lambda f: (lambda x: jnp.sum(J.hessian(f)(x))),
+        "ckpt": J.checkpoint,
+        "vg": lambda f: (lambda x: sum(J.tree_util.tree_leaves(J.value_and_grad(f)(x)))),
+    }[name]
+
+
+def run(J, f, chain, inner_first):
+    """Each wrapper of `f` along `chain` called on X -> [value or exception MRO names]."""
+    built = [f]
+    for name in chain:
+        built.append(stage(J, name)(built[-1]))
+    order = range(len(built)) if inner_first else reversed(range(len(built)))
+    out = {}
+    for i in order:
+        try:
+            out[i] = np.asarray(built[i](X), np.float64)
+        except Exception as e:   # (compared by class with JAX's)
+            out[i] = tuple(c.__name__ for c in type(e).__mro__)
+    return [out[i] for i in range(len(built))]
+
+
+def _agree(a, b):
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return isinstance(a, tuple) and isinstance(b, tuple) and a[0] in b
+    return a.shape == b.shape and np.allclose(a, b, rtol=2e-4, atol=1e-5, equal_nan=True)
+
+
+def main(depth=2):
+    import jax
+    import jax.numpy as jnp
+
+    import astjax
+    import astjax.numpy as ajnp
+    ref, got = make(jax, jnp), make(astjax, ajnp)
+    total = bad = 0
+    for fname in ref:
+        for chain in itertools.product(STAGES, repeat=depth):
+            if chain.count("hess_sum") > 1:
+                continue
+            for inner_first in (True, False):
+                total += 1
+                r = run(jax, ref[fname], chain, inner_first)
+                g = run(astjax, got[fname], chain, inner_first)
+                if not all(_agree(a, b) for a, b in zip(r, g)):
+                    bad += 1
+                    print("DIFF", fname, chain, "inner first" if inner_first else
+                          "outer first", "\n  JAX   ", r, "\n  astjax", g, flush=True)
+    print(f"{total - bad}/{total} agree")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2))
