@@ -24,3 +24,16 @@ def test_return_in_a_staged_if_keeps_the_weak_type():
     assert value.weak_type
     primal, tangent = astjax.jvp(_sqrt_or_zero, (-1.0,), (1.0,))
     assert (primal.weak_type, tangent.weak_type) == (True, True)
+
+
+def test_eager_grad_adds_no_nan_from_the_branch_not_taken():
+    # examples/physical_optimization.py: an eager `grad` of a function whose Python `if`
+    # tests a differentiated value staged a `cond`, so the branch not taken sent a zero
+    # cotangent back through `sqrt` of a negative number: NaN where JAX, which runs
+    # only the branch the primal takes, gives 0 (silently: the board's gradient was NaN).
+    assert float(astjax.grad(_sqrt_or_zero)(-1.0)) == 0.0
+    assert float(astjax.grad(_sqrt_or_zero)(4.0)) == 0.25
+    assert float(astjax.value_and_grad(_sqrt_or_zero)(-1.0)[1]) == 0.0
+    assert float(astjax.jacrev(_sqrt_or_zero)(-1.0)) == 0.0
+    # a NaN the taken branch itself makes stays
+    assert jnp.isnan(astjax.grad(lambda x: jnp.sqrt(x) if x < 0 else x)(-1.0))
