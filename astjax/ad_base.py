@@ -187,7 +187,9 @@ class _Transformed(StagedCallable):
                     static = tuple(sorted(set(static) | {i for i in learned if i < len(args)}))
                     static_kw = tuple(sorted(set(static_kw) | set(kwargs)))
                 try:
-                    return self._call_compiled(cache, static, static_kw, args, kwargs)
+                    with _staging_branches() as seen:
+                        out = self._call_compiled(cache, static, static_kw, args, kwargs)
+                    return self._decided(cache, seen, out, args, kwargs)
                 except (ConcretizationError, UndefinedVariableError) as first:
                     # Eager JAX differentiates with concrete values: an argument it does not
                     # differentiate may serve as a shape or a Python `int`. Retry with those
@@ -225,6 +227,27 @@ class _Transformed(StagedCallable):
         except (ConcretizationError, UndefinedVariableError):
             raise first from None
 
+    def _decided(self, cache, seen, out, args, kwargs):
+        """`out`, or where the program stages a `cond` (a Python `if` on a staged value)
+        and a result is not finite, the results of the function staged for these values
+        (`_call_known`): JAX's eager transformation runs only the branch the primal
+        values take, so a branch not taken adds no `0 * inf` (NaN) to a cotangent --
+        `grad` of `y = sqrt(x); return y if x > 0 else 0. * x` at -1 is 0, not NaN.
+        Only a non-finite result can differ (a branch not taken adds exact zeros)."""
+        if seen[0]:
+            cache[_BRANCHES] = True
+        if not (self._known_values and cache.get(_BRANCHES)) or all(
+                np.isfinite(np.asarray(x)).all() for x in tree_util.tree_leaves(out)
+                if _inexact(x)):
+            return out
+        token = _BRANCHES_DECIDED.set(True)
+        try:
+            return self._call_known(args, kwargs, None)
+        except Exception:   # (not stageable for its values: the compiled result stands)
+            return out
+        finally:
+            _BRANCHES_DECIDED.reset(token)
+
     def _call_compiled(self, cache, static, static_kw, args, kwargs):
         """Run `self` compiled with the arguments at `static` / `static_kw` static. A
         program whose aux held Python objects is not kept (`ad_aux.OBJECTS_HIDDEN`)."""
@@ -259,6 +282,30 @@ class _Transformed(StagedCallable):
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
+
+
+# an eager transform whose program stages a `cond` (`_Transformed._decided`): a key of
+# its shared state, and while it stages, the flag `_stage` sets
+_BRANCHES = object()
+_BRANCHES_SEEN: ContextVar = ContextVar("astjax_branches_seen", default=None)
+# set while `_decided` stages the function again with its `if`s decided on the values
+_BRANCHES_DECIDED: ContextVar = ContextVar("astjax_branches_decided", default=False)
+
+
+@contextlib.contextmanager
+def _staging_branches():
+    """[whether a concrete transform staged under this call stages a `cond`]."""
+    seen = [False]
+    token = _BRANCHES_SEEN.set(seen)
+    try:
+        yield seen
+    finally:
+        _BRANCHES_SEEN.reset(token)
+
+
+def _inexact(x) -> bool:
+    dt = getattr(x, "dtype", None)
+    return dt is not None and np.issubdtype(np.dtype(dt), np.inexact)
 
 
 def _argnums_tuple(argnums):
@@ -309,12 +356,20 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
             eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
         try:
-            closed, out_tree = stage_flat(target, in_tree, avals, hints)
+            if concrete and _BRANCHES_DECIDED.get() and not any(
+                    isinstance(x, core.Tracer) and x.known is None for x in leaves):
+                closed, out_tree = _stage_known(target, in_tree, avals, hints, leaves,
+                                                flags, None)
+            else:
+                closed, out_tree = stage_flat(target, in_tree, avals, hints)
         except (ConcretizationError, UndefinedVariableError) as e:
             if not concrete or any(isinstance(x, core.Tracer) and x.known is None
                                    for x in leaves):
                 raise
             closed, out_tree = _stage_known(target, in_tree, avals, hints, leaves, flags, e)
+    seen = _BRANCHES_SEEN.get()
+    if concrete and seen is not None and not seen[0]:
+        seen[0] = any(e.primitive.name == "cond" for e in core.all_eqns(closed))
     closed = discharge_closed(closed, what)   # mutable references -> values
     closed = reverse_typed(closed, leaves, reverse[0]) if reverse else closed   # (vma.py)
     return closed, in_tree, out_tree, leaves

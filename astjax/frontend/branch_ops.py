@@ -435,9 +435,10 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
                                                   jumps, uf):
                 # an internal flag/return value, or a name undefined only on the path
                 # that already jumped: the other branch's zeros never get read
-                with _reenter(bf if uf else bt):
-                    filler = tree_util.tree_map(lambda x: zeros_like(x) if _array_like(x)
-                                                else x, vt if uf else vf)
+                with _reenter(bf if uf else bt):   # (of the other's type, weak or not)
+                    filler = tree_util.tree_map(
+                        lambda x: _as(zeros_like(x), _aval(x).dtype, _aval(x).weak_type)
+                        if _array_like(x) else x, vt if uf else vf)
                 vf, vt = (filler, vt) if uf else (vf, filler)
             else:
                 if what == "for":   # a trip of an unrolled loop with a staged exit test
