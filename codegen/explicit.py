@@ -67,7 +67,7 @@ from astjax.primitives.untyped_made import is_untyped_made
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
 from .explicit_reshape import reshape_rule as _reshape
-from .explicit_types import (Typed, assert_layout, is_explicit, made_mesh, typed, typed_abstract,
+from .explicit_types import (Typed, all_explicit, assert_layout, is_explicit, made_mesh, typed, typed_abstract,
                              typed_sharding)
 from .unreduced import reduced_of, unreduced_of
 
@@ -324,8 +324,7 @@ def _result(prim, ts, params, out_avals, avals=None):
                 assert_layout(ts[0], params["sharding"])
             return [None if ts[0] is None else Typed(out_avals[0], ts[0].spec, ts[0].mesh,
                                                      ts[0].unreduced, reduced=ts[0].reduced)]
-        return [typed_sharding(params["sharding"], out_avals[0],
-                               mixed=params.get("kind") == "reshard")]
+        return [typed_sharding(params["sharding"], out_avals[0])]
     if name == "shard_map":               # its results are laid out by out_specs
         mesh = params["mesh"]
         if params.get("auto") or not is_explicit(mesh):
@@ -585,8 +584,6 @@ def typeof(x, aval):
     staged from such arguments inside `jit` whose layout the rules know; else a
     MeshAval over the array's mesh, the mesh of the `jit`'s arguments or the current one."""
     t = typed(x)
-    if t is None and type(x) is sharded.GlobalArray:    # (over Explicit and Auto axes)
-        t = typed_sharding(x.sharding, aval, mixed=True)
     if type(aval) is core.AbstractRef and t is None:   # (an eager Ref: its value's type)
         t = typed(getattr(x, "_value", None))
         return aval if t is None else TypedRefAval(t)

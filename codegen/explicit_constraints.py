@@ -78,7 +78,7 @@ def _constrained(j, env, memo):
                 # (JAX lays an operand of another type out as the result first)
                 invars[i] = core.Var(a.aval)
                 eqns.append(core.Eqn(sharding_constraint_p, [a], [invars[i]], {
-                    "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src))
+                    "sharding": shd.NamedSharding(t.mesh, t.pspec), "kind": "reshard"}, src))
             elif not a.aval.ndim and not (i == 0 and name == "select_n"):
                 # (a rank-0 select_n predicate is taken as it is, in JAX's lowering)
                 wide = core.Var(a.aval.update(shape=t.aval.shape))
@@ -86,12 +86,12 @@ def _constrained(j, env, memo):
                 eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {
                     "shape": t.aval.shape, "broadcast_dimensions": (), "sharding": None}, src),
                     core.Eqn(sharding_constraint_p, [wide], [invars[i]],
-                             {"sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)]
+                             {"sharding": shd.NamedSharding(t.mesh, t.pspec), "kind": "reshard"}, src)]
         made = [core.Var(v.aval) if _laid_out(t) and name not in _COMPARISONS else v
                 for v, t in zip(eqn.outvars, ts)]
         eqns.append(core.Eqn(eqn.primitive, invars, made, eqn.params, src))
         eqns += [core.Eqn(sharding_constraint_p, [m], [v], {
-            "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)
+            "sharding": shd.NamedSharding(t.mesh, t.pspec), "kind": "reshard"}, src)
             for m, v, t in zip(made, eqn.outvars, ts) if m is not v]
     return core.Jaxpr(j.constvars, j.invars, j.outvars, eqns)
 
