@@ -67,8 +67,8 @@ from astjax.primitives.untyped_made import is_untyped_made
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
 from .explicit_reshape import reshape_rule as _reshape
-from .explicit_types import (Typed, all_explicit, assert_layout, is_explicit, made_mesh, typed, typed_abstract,
-                             typed_sharding)
+from .explicit_types import (Typed, all_explicit, assert_layout, is_explicit, made_mesh,
+                             typed, typed_abstract, typed_sharding)
 from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
@@ -324,7 +324,13 @@ def _result(prim, ts, params, out_avals, avals=None):
                 assert_layout(ts[0], params["sharding"])
             return [None if ts[0] is None else Typed(out_avals[0], ts[0].spec, ts[0].mesh,
                                                      ts[0].unreduced, reduced=ts[0].reduced)]
-        return [typed_sharding(params["sharding"], out_avals[0])]
+        s = params["sharding"]
+        if ("kind" not in params and ts[0] is not None and isinstance(s, shd.NamedSharding)
+                and is_explicit(s.mesh) and not all_explicit(s.mesh)):
+            # (`with_sharding_constraint` over Auto axes keeps the Explicit ones' type)
+            return [Typed(out_avals[0], ts[0].spec, s.mesh, ts[0].unreduced,
+                          reduced=ts[0].reduced)]
+        return [typed_sharding(s, out_avals[0])]
     if name == "shard_map":               # its results are laid out by out_specs
         mesh = params["mesh"]
         if params.get("auto") or not is_explicit(mesh):

@@ -14,8 +14,8 @@ from astjax.primitives.spmd import ShardingAssertionError
 
 from . import sharded
 
-__all__ = ["Typed", "is_explicit", "all_explicit", "typed_sharding", "typed", "made_mesh", "typed_abstract",
-           "assert_layout", "OneDeviceTyped", "keep_type"]
+__all__ = ["Typed", "is_explicit", "all_explicit", "typed_sharding", "typed", "made_mesh",
+           "typed_abstract", "assert_layout", "OneDeviceTyped", "keep_type"]
 
 
 class Typed:

@@ -107,9 +107,9 @@ def layouts_of(leaves):
 
 
 def _typed(sharding, aval, mesh):
-    """On a mesh of Explicit axes the layout is part of the value's type, whose spec
+    """On a mesh with Explicit axes the layout is part of the value's type, whose spec
     JAX writes with one entry per dimension (`P(None, None)`, not `P()`)."""
-    if mesh.axis_types and all(t == shd.AxisType.Explicit for t in mesh.axis_types):
+    if explicit.is_explicit(mesh):
         spec = sharding.spec._normalized(aval.ndim)
         return shd.NamedSharding(mesh, shd.PartitionSpec(*spec))
     return sharding
@@ -558,7 +558,10 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
         if s is not None:
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
     asked, as_staged = outs, staged if staged is not None else closed
-    outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc,
+    # (JAX types an argument as it is -- a ShapeDtypeStruct's layout, an array's, a host
+    # value replicated over `set_mesh`'s mesh --, never by in_shardings, which lay it out)
+    own = list(leaf_layouts) if leaf_layouts is not None else [None] * len(leaves)
+    outs, env = _typed_results(closed.jaxpr, own, leaves, outs, loc,
                                None if staged is None else staged.jaxpr)
     closed = constrain_unreduced(constrain_typed(closed, env) if shardy() else closed, env)
     try:
@@ -579,14 +582,16 @@ def _long_type(aval):
 
 
 def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
-    """Sharding in types (`codegen/explicit.py`): JAX's ShardingTypeError, located at
-    the operation, for incompatible Explicit layouts -- also in the dead code of the
+    """Sharding in types (`codegen/explicit.py`), the arguments typed as the leaves
+    (`ins`: a layout each abstract one names, else None): JAX's ShardingTypeError,
+    located at the operation, for incompatible Explicit layouts -- also in the dead code of the
     program as `staged` (whose forward equations type the cotangents of a gradient
     whose primal result is dropped); a result whose type has a layout (and no
     out_shardings entry) is laid out by it, as JAX lays it out."""
     def arguments(invars):
         return {v: t for v, s, x in zip(invars, ins, leaves) if (t := (
-            explicit.typed_sharding(s, v.aval) if s is not None else explicit.typed(x)))
+            explicit.typed_sharding(s, v.aval) if s is not None else explicit.typed(x)
+            or explicit.typed_abstract(None, v.aval)))
             is not None}
     env = arguments(jaxpr.invars)
     if not env:

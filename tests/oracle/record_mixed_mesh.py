@@ -26,7 +26,11 @@ def _message(e):
 
 
 def _error(e):
-    return {"error": type(e).__name__, "message": _message(e)}
+    """JAX's class name (of astjax's error: the builtin class it also is, but for
+    ShardingTypeError, JAX's own) and first message line."""
+    names = [c.__name__ for c in type(e).__mro__
+             if c.__module__ == "builtins" or c.__name__ == "ShardingTypeError"]
+    return {"error": names[0], "message": _message(e)}
 
 
 def _constraints(text):
@@ -57,6 +61,12 @@ def cases(jax, jnp):
 
     def lowered(f, *args):
         return lambda: {"constraints": _constraints(jax.jit(f).lower(*args).as_text())}
+
+    def in_mesh(f):
+        def run():
+            with jax.set_mesh(mesh):
+                return f()
+        return run
 
     def out_info():
         t = jax.jit(lambda u: u * 2).trace(a)
@@ -92,6 +102,19 @@ def cases(jax, jnp):
         "lowered_double": lowered(lambda p: p * 2, a),
         "lowered_reduce": lowered(lambda p: jnp.sin(p).sum(1), a),
         "trace_out_info": out_info,
+        "wsc_auto_axes": jitted(lambda p: jax.lax.with_sharding_constraint(
+            p, NS(mesh, P(None, "y"))), a),
+        "wsc_auto_axes_lowered": lowered(lambda p: jax.lax.with_sharding_constraint(
+            p, NS(mesh, P(None, "y"))) * 2, a),
+        "wsc_explicit_axis": jitted(lambda p: jax.lax.with_sharding_constraint(
+            p, NS(mesh, P(None, "x"))), a),
+        "set_mesh_wsc_auto_axes": in_mesh(jitted(lambda p: jax.lax.with_sharding_constraint(
+            p, P(None, "y")), a)),
+        "set_mesh_reshard_jaxpr": in_mesh(lambda: {"jaxpr": str(jax.make_jaxpr(
+            lambda p: jax.sharding.reshard(p, P(None, "x")))(a))}),
+        "set_mesh_zeros": in_mesh(lambda: typed(jnp.zeros((4, 4)))),
+        "set_mesh_jit_zeros": in_mesh(jitted(lambda: jnp.zeros((4, 4)))),
+        "set_mesh_made_plus": in_mesh(jitted(lambda p: p + jnp.ones((4, 4)), a)),
         "trace_meshes_then_lower": trace_then_lower(u, v),
         "trace_mesh_device_then_lower": trace_then_lower(u, w),
     }
