@@ -238,7 +238,7 @@ class Jitted(StagedCallable):
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
                                         leaves, donated, caller_location(), options,
                                         staged=staged_as(closed), refuse_late=refuse_late,
-                                        fun=self.fun, dyn_kwargs=dyn_kwargs)
+                                        fun=None if statics else self.fun, dyn_kwargs=dyn_kwargs)
             elif _outside_refs(closed):   # a Ref argument, or one the function closes over
                 entry = _jit_refs.RefEntry(closed, out_tree, name, options)
             elif _jit_tokens.at_boundary(closed):   # token arguments or results

@@ -42,9 +42,10 @@ make, nor values laid out anew at once (`primitives/untyped_made.py`); `jnp.wher
 broadcasts its operands to their common layout (`broadcast_layouts`). Values from any
 other operation, host values and arrays on one device are untyped: no check can fail
 on them wrongly -- but for an array `device_put` on one device from a typed one, which
-keeps its type as in JAX (`explicit_types.OneDeviceTyped`). Inside `auto_axes(axes=...)`
-a `reshard` types its result over the axes still Explicit (JAX's types on a mesh of
-Explicit and Auto axes); such types are checked but lay nothing out.
+keeps its type as in JAX (`explicit_types.OneDeviceTyped`). On a mesh of Explicit and
+Auto axes (also inside `auto_axes(axes=...)`) the types name the Explicit axes only, as
+JAX's: they are checked and constrained with every dimension open, but a result is not
+laid out by its type (`all_explicit`: XLA chooses along the Auto axes).
 
 Gradients: JAX gives every cotangent its primal's type. The backward equations are
 typed from the forward ones of the same source position (see `propagate`); and `grad` / `value_and_grad` /

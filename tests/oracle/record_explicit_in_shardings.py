@@ -6,7 +6,7 @@ and layouts follow; `out_shardings` lay the results out. Per case a printed outc
 or JAX's error class and first message line. Run on JAX 0.10.2 with 4 CPU devices
 (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_explicit_in_shardings.py`) to write explicit_in_shardings.json; run
-on astjax by tests/test_explicit_in_shardings.py."""
+on astjax by tests/test_explicit_mixed.py."""
 import json
 import sys
 import warnings

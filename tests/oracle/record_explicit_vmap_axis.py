@@ -6,7 +6,7 @@ sharded along it, or `spmd_axis_name` names another axis. Per case the results'
 types, or JAX's error class and first message line. Run on JAX 0.10.2 with 4 CPU
 devices (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_explicit_vmap_axis.py`) to write explicit_vmap_axis.json; run on
-astjax by tests/test_explicit_vmap_axis.py."""
+astjax by tests/test_explicit_mixed.py."""
 import json
 import sys
 import warnings
