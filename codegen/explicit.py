@@ -68,8 +68,8 @@ from astjax.primitives.untyped_made import is_untyped_made
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
 from .explicit_reshape import reshape_rule as _reshape
-from .explicit_types import (Typed, all_explicit, assert_layout, is_explicit, made_mesh,
-                             typed, typed_abstract, typed_sharding)
+from .explicit_types import (Typed, all_explicit, assert_layout, explicit_part, is_explicit,
+                             made_mesh, typed, typed_abstract, typed_sharding)
 from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
@@ -336,8 +336,8 @@ def _result(prim, ts, params, out_avals, avals=None):
         mesh = params["mesh"]
         if params.get("auto") or not is_explicit(mesh):
             return [None] * len(out_avals)
-        return [Typed(a, s._normalized(a.ndim), mesh, s.unreduced, given=s, reduced=s.reduced)
-                for a, s in zip(out_avals, params["out_specs"])]
+        return [Typed(a, explicit_part(s._normalized(a.ndim), mesh), mesh, s.unreduced,
+                      given=s, reduced=s.reduced) for a, s in zip(out_avals, params["out_specs"])]
     if all(t is None for t in ts) and len(out_avals) == 1:   # (made inside: laid out as
         return [_given(params, out_avals[0])]                  # asked, else untyped)
     if all(t is None for t in ts) or (len(out_avals) != 1 and name != "sort"):

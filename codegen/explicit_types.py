@@ -15,7 +15,7 @@ from astjax.primitives.spmd import ShardingAssertionError
 from . import sharded
 
 __all__ = ["Typed", "is_explicit", "all_explicit", "typed_sharding", "typed", "made_mesh",
-           "typed_abstract", "assert_layout", "OneDeviceTyped", "keep_type"]
+           "typed_abstract", "assert_layout", "OneDeviceTyped", "keep_type", "explicit_part"]
 
 
 class Typed:
@@ -92,14 +92,20 @@ def typed_sharding(sharding, aval):
     if not isinstance(sharding, shd.NamedSharding) or not is_explicit(sharding.mesh):
         return None
     spec = sharding.spec._normalized(aval.ndim)
-    if not all_explicit(sharding.mesh):
-        explicit = {a for a, k in zip(sharding.mesh.axis_names, sharding.mesh.axis_types)
-                    if k == shd.AxisType.Explicit}
-        spec = tuple(_kept_axes(e, explicit) for e in spec)
+    spec = explicit_part(spec, sharding.mesh)
     if config.read("jax_remove_size_one_mesh_axis_from_type"):
         spec = tuple(_without_size_one(e, sharding.mesh.shape) for e in spec)
     return Typed(aval, spec, sharding.mesh, sharding.spec.unreduced,
                  reduced=sharding.spec.reduced)
+
+
+def explicit_part(spec, mesh):
+    """The entries of a normalized `spec` over `mesh` with its Explicit axes only (what
+    a type names, as JAX's on a mesh of Explicit and Auto axes)."""
+    if all_explicit(mesh):
+        return tuple(spec)
+    keep = {a for a, k in zip(mesh.axis_names, mesh.axis_types) if k == shd.AxisType.Explicit}
+    return tuple(_kept_axes(e, keep) for e in spec)
 
 
 def _kept_axes(entry, keep):

@@ -115,6 +115,11 @@ def cases(jax, jnp):
         "set_mesh_zeros": in_mesh(lambda: typed(jnp.zeros((4, 4)))),
         "set_mesh_jit_zeros": in_mesh(jitted(lambda: jnp.zeros((4, 4)))),
         "set_mesh_made_plus": in_mesh(jitted(lambda p: p + jnp.ones((4, 4)), a)),
+        "shard_map_jaxpr": lambda: {"jaxpr": str(jax.make_jaxpr(jax.shard_map(
+            lambda p: p * 2, mesh=mesh, in_specs=P("x", "y"), out_specs=P("x", "y")))(a))},
+        "shard_map_then_add": jitted(lambda p: jax.shard_map(
+            lambda q: q * 2, mesh=mesh, in_specs=P("x", "y"), out_specs=P("y", "x"))(p) + p.T,
+            a),
         "trace_meshes_then_lower": trace_then_lower(u, v),
         "trace_mesh_device_then_lower": trace_then_lower(u, w),
     }
