@@ -793,6 +793,7 @@ def like_primals(cts, layouts):
         t = types.get(i) if i in types else typed(cts[i])
         if t is None or not t.sharding.is_equivalent_to(layouts[i], t.aval.ndim) or (
                 t.unreduced != layouts[i].spec.unreduced):
-            out[i] = sharding_constraint_p.bind(cts[i], sharding=layouts[i])
-    return out
+            out[i] = sharding_constraint_p.bind(cts[i], sharding=layouts[i], **(
+                {} if all_explicit(layouts[i].mesh) else {"kind": "reshard"}))  # (open
+    return out                                                      # along Auto axes)
 

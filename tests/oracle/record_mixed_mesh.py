@@ -38,6 +38,14 @@ def _constraints(text):
     return re.findall(r"sdy\.sharding_constraint %\S+ (<[^>]*>)", text)
 
 
+def _returned_constraints(text):
+    """The layout each result of `@main` is constrained to where it is made."""
+    main = text[text.index("func.func public @main"):]
+    returned = re.search(r"return ([^:]*) :", main).group(1).split(", ")
+    made = dict(re.findall(r"(%\S+) = sdy\.sharding_constraint %\S+ (<[^>]*>)", main))
+    return [made.get(r) for r in returned]
+
+
 def cases(jax, jnp):
     """name -> a function of no argument giving a dict of printed outcomes."""
     sh = jax.sharding
@@ -46,6 +54,7 @@ def cases(jax, jnp):
                                                           sh.AxisType.Auto))
     a = jax.device_put(np.arange(16, dtype=np.float32).reshape(4, 4), NS(mesh, P("x", "y")))
     b = jax.device_put(np.arange(16, dtype=np.float32).reshape(4, 4), NS(mesh, P("y", "x")))
+    c = jax.device_put(np.arange(16, dtype=np.float32).reshape(4, 4) / 7, NS(mesh, P(None, "y")))
 
     def typed(r):
         return {"type": str(jax.typeof(r)), "spec": repr(r.sharding.spec),
@@ -120,6 +129,9 @@ def cases(jax, jnp):
         "shard_map_then_add": jitted(lambda p: jax.shard_map(
             lambda q: q * 2, mesh=mesh, in_specs=P("x", "y"), out_specs=P("y", "x"))(p) + p.T,
             a),
+        "grad_lowered_results": lambda: {"constraints": _returned_constraints(jax.jit(
+            jax.grad(lambda p, q: jnp.sin(p @ q).sum(), argnums=(0, 1))).lower(
+                a, c).as_text())},
         "trace_meshes_then_lower": trace_then_lower(u, v),
         "trace_mesh_device_then_lower": trace_then_lower(u, w),
     }
