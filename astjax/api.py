@@ -202,7 +202,7 @@ class Jitted(StagedCallable):
         with_statics.__wrapped__ = fun
         return with_statics
 
-    def _entry(self, args, kwargs):
+    def _entry(self, args, kwargs, refuse_late=False):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
@@ -237,7 +237,8 @@ class Jitted(StagedCallable):
             elif _spmd.partitioned(self._shardings, layouts, closed):   # (or set_mesh)
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
                                         leaves, donated, caller_location(), options,
-                                        staged=staged_as(closed))
+                                        staged=staged_as(closed), refuse_late=refuse_late,
+                                        fun=None if statics else self.fun, dyn_kwargs=dyn_kwargs)
             elif _outside_refs(closed):   # a Ref argument, or one the function closes over
                 entry = _jit_refs.RefEntry(closed, out_tree, name, options)
             elif _jit_tokens.at_boundary(closed):   # token arguments or results
@@ -248,7 +249,8 @@ class Jitted(StagedCallable):
                     closed, out_tree, name, donated, options,
                     platform=stablehlo.platform_name(run_on))
             entry.in_tree = in_tree
-            self._cache[key] = entry
+            if not getattr(entry, "refused", False):   # (`trace`: raised when lowered)
+                self._cache[key] = entry
         return entry, leaves
 
     def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True, dce=True):
@@ -601,7 +603,7 @@ class Jitted(StagedCallable):
         args, kwargs = abstract_arguments((args, kwargs))
         try:   # (ShapeDtypeStructs with shardings: a partitioned program, stages.py)
             entry, leaves = ((_abstract_layouts(self, args, kwargs), ()) if _has_layouts(
-                (args, kwargs)) else self._entry(args, kwargs))
+                (args, kwargs)) else self._entry(args, kwargs, cls is Traced))
             if cls is Lowered:
                 entry.text   # (lowered now: what the platform refuses raises here, as JAX)
                 entry = _host_sharded.committed_view(entry, leaves, _Entry)   # (JAX's text)

@@ -30,7 +30,7 @@ from .transforms import batching  # noqa: F401  (registers the batch rules)
 from .primitives.state import Ref, ref_get, ref_set
 from .primitives.vma import staging_inputs
 from .codegen import compile_cache
-from .codegen.explicit_control import check_mapped, mapped
+from .codegen.explicit_control import broadcast_mapped, check_mapped, mapped, mapped_axis
 from .traceback_util import at_boundary as _at_boundary, boundary as _boundary
 from .primitives.while_loop import eager_builder
 from .transforms.discharge import discharge_closed
@@ -240,6 +240,7 @@ class BatchedFunction(StagedCallable):
                                      hint="every mapped argument needs the same size along its "
                                           "mapped axis", loc=loc)
         size = size_set.pop()
+        axis = mapped_axis(leaves, norm_dims, self.spmd_axis_name, loc)   # (JAX's errors)
         # (hijax Variables it returns -- unmapped ones it was given: flax's nnx.vmap --
         # are handed back as they are, as JAX's vmap hands them)
         passed = _HiOutputs(self.fun) if hi_state.pytype_aval_mappings else self.fun
@@ -284,7 +285,8 @@ class BatchedFunction(StagedCallable):
                 raise ArgumentValueError(f"vmap out_axes={want} is out of bounds for an output of "
                                          f"rank {nd}", hint=f"use an axis in [-{nd}, {nd - 1}]",
                                          loc=loc)
-            results.append(batching.matchaxis(x, d, want % nd, size))
+            results.append(batching.matchaxis(x, d, want % nd, size) if d is not None
+                           else broadcast_mapped(x, want % nd, size, axis))
         out = tree_util.tree_unflatten(out_tree, results)
         return passed.put_back(out) if passed is not self.fun else out
 

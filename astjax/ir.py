@@ -597,7 +597,9 @@ def pp_eqn(eqn, names, used=None):
     finally:
         if inner:
             _type_texts().pop()
-    rhs = [Text(eqn.primitive.name), params, Text(" ") + pp_vars(eqn.invars, names)]
+    name = getattr(eqn.primitive, "pp_name", None)   # (JAX's name of one use of it)
+    rhs = [Text(name(eqn.params) if name else eqn.primitive.name), params,
+           Text(" ") + pp_vars(eqn.invars, names)]
     if lhs is not None:
         return Concat([lhs, Text(" = ")] + rhs)
     return Concat(rhs)

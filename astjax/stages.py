@@ -228,13 +228,15 @@ class _Stage:
 
     def _result_layouts(self, abstract):
         """JAX's sharding of each result in `out_info`: the `out_shardings` asked for,
-        else the result's type's over Explicit mesh axes (over the AbstractMesh when
-        `abstract`, the Mesh once lowered); None for the others."""
+        else the result's type's over a mesh whose axes are all Explicit (over the
+        AbstractMesh when `abstract`, the Mesh once lowered); None for the others (also
+        over Explicit and Auto axes: JAX's `out_info`)."""
         n = len(self._entry.closed.jaxpr.outvars)
         asked = getattr(self._entry, "asked_result_shardings", None) or [None] * n
         types = result_types(self._entry.closed, self._arg_types) if self._arg_types \
             else [None] * n
-        return [s if s is not None else None if t is None else _sharding.NamedSharding(
+        return [s if s is not None else None if t is None or not _explicit.all_explicit(
+            t.mesh) else _sharding.NamedSharding(
             t.mesh.abstract_mesh if abstract else t.mesh, t.sharding.spec)
                 for s, t in zip(asked, types)]
 
@@ -265,8 +267,10 @@ class Traced(_Stage):
     def jaxpr(self):
         """The staged program (a ClosedJaxpr): every equation staged, as JAX's
         `Traced.jaxpr` holds every one traced (the compiled program has dead code
-        removed and mutable references discharged)."""
-        return staged_as(self._entry.closed)
+        removed and mutable references discharged), its types laid out over Explicit
+        mesh axes printed as JAX prints them (`f32[4@x,4]`)."""
+        closed = getattr(self._entry, "staged", None) or staged_as(self._entry.closed)
+        return _explicit.with_types(closed, (), self._arg_types) if self._arg_types else closed
 
     @property
     def fun_name(self):
@@ -611,8 +615,8 @@ def out_structs(closed, out_tree, types):
     the AbstractMesh (`jax.eval_shape`'s and `make_jaxpr(return_shape=True)`'s, as JAX's)."""
     return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
         v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type,
-        sharding=None if t is None else _sharding.NamedSharding(
-            t.mesh.abstract_mesh, t.sharding.spec))
+        sharding=None if t is None or not _explicit.all_explicit(t.mesh) else
+        _sharding.NamedSharding(t.mesh.abstract_mesh, t.sharding.spec))
         for v, t in zip(closed.jaxpr.outvars, types)])
 
 

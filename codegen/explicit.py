@@ -42,9 +42,10 @@ make, nor values laid out anew at once (`primitives/untyped_made.py`); `jnp.wher
 broadcasts its operands to their common layout (`broadcast_layouts`). Values from any
 other operation, host values and arrays on one device are untyped: no check can fail
 on them wrongly -- but for an array `device_put` on one device from a typed one, which
-keeps its type as in JAX (`explicit_types.OneDeviceTyped`). Inside `auto_axes(axes=...)`
-a `reshard` types its result over the axes still Explicit (JAX's types on a mesh of
-Explicit and Auto axes); such types are checked but lay nothing out.
+keeps its type as in JAX (`explicit_types.OneDeviceTyped`). On a mesh of Explicit and
+Auto axes (also inside `auto_axes(axes=...)`) the types name the Explicit axes only, as
+JAX's: they are checked and constrained with every dimension open, but a result is not
+laid out by its type (`all_explicit`: XLA chooses along the Auto axes).
 
 Gradients: JAX gives every cotangent its primal's type. The backward equations are
 typed from the forward ones of the same source position (see `propagate`); and `grad` / `value_and_grad` /
@@ -67,8 +68,8 @@ from astjax.primitives.untyped_made import is_untyped_made
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
 from .explicit_reshape import reshape_rule as _reshape
-from .explicit_types import (Typed, assert_layout, is_explicit, made_mesh, typed, typed_abstract,
-                             typed_sharding)
+from .explicit_types import (Typed, all_explicit, assert_layout, explicit_part, is_explicit,
+                             made_mesh, typed, typed_abstract, typed_sharding)
 from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
@@ -324,14 +325,19 @@ def _result(prim, ts, params, out_avals, avals=None):
                 assert_layout(ts[0], params["sharding"])
             return [None if ts[0] is None else Typed(out_avals[0], ts[0].spec, ts[0].mesh,
                                                      ts[0].unreduced, reduced=ts[0].reduced)]
-        return [typed_sharding(params["sharding"], out_avals[0],
-                               mixed=params.get("kind") == "reshard")]
+        s = params["sharding"]
+        if ("kind" not in params and ts[0] is not None and isinstance(s, shd.NamedSharding)
+                and is_explicit(s.mesh) and not all_explicit(s.mesh)):
+            # (`with_sharding_constraint` over Auto axes keeps the Explicit ones' type)
+            return [Typed(out_avals[0], ts[0].spec, s.mesh, ts[0].unreduced,
+                          reduced=ts[0].reduced)]
+        return [typed_sharding(s, out_avals[0])]
     if name == "shard_map":               # its results are laid out by out_specs
         mesh = params["mesh"]
         if params.get("auto") or not is_explicit(mesh):
             return [None] * len(out_avals)
-        return [Typed(a, s._normalized(a.ndim), mesh, s.unreduced, given=s, reduced=s.reduced)
-                for a, s in zip(out_avals, params["out_specs"])]
+        return [Typed(a, explicit_part(s._normalized(a.ndim), mesh), mesh, s.unreduced,
+                      given=s, reduced=s.reduced) for a, s in zip(out_avals, params["out_specs"])]
     if all(t is None for t in ts) and len(out_avals) == 1:   # (made inside: laid out as
         return [_given(params, out_avals[0])]                  # asked, else untyped)
     if all(t is None for t in ts) or (len(out_avals) != 1 and name != "sort"):
@@ -585,8 +591,6 @@ def typeof(x, aval):
     staged from such arguments inside `jit` whose layout the rules know; else a
     MeshAval over the array's mesh, the mesh of the `jit`'s arguments or the current one."""
     t = typed(x)
-    if t is None and type(x) is sharded.GlobalArray:    # (over Explicit and Auto axes)
-        t = typed_sharding(x.sharding, aval, mixed=True)
     if type(aval) is core.AbstractRef and t is None:   # (an eager Ref: its value's type)
         t = typed(getattr(x, "_value", None))
         return aval if t is None else TypedRefAval(t)
@@ -789,6 +793,7 @@ def like_primals(cts, layouts):
         t = types.get(i) if i in types else typed(cts[i])
         if t is None or not t.sharding.is_equivalent_to(layouts[i], t.aval.ndim) or (
                 t.unreduced != layouts[i].spec.unreduced):
-            out[i] = sharding_constraint_p.bind(cts[i], sharding=layouts[i])
-    return out
+            out[i] = sharding_constraint_p.bind(cts[i], sharding=layouts[i], **(
+                {} if all_explicit(layouts[i].mesh) else {"kind": "reshard"}))  # (open
+    return out                                                      # along Auto axes)
 

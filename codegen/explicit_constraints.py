@@ -65,6 +65,8 @@ def _constrained(j, env, memo):
     for eqn in _expanded(j.eqns, env, memo.setdefault("functions", {})):
         eqn = _with_bodies(eqn, env, memo)
         name, ts = eqn.primitive.name, [env.get(v) for v in eqn.outvars]
+        if name == "sharding_constraint" and "kind" not in eqn.params:
+            eqn = _over_type(eqn, env)
         if (name in _UNCONSTRAINED or (len(ts) != 1 and name not in _MULTIPLE)
                 or not any(map(_laid_out, ts)) or out_sharding(eqn) is not None):
             eqns.append(eqn)
@@ -77,23 +79,48 @@ def _constrained(j, env, memo):
             if a.aval.shape == t.aval.shape and _other_type(a, t, env):
                 # (JAX lays an operand of another type out as the result first)
                 invars[i] = core.Var(a.aval)
-                eqns.append(core.Eqn(sharding_constraint_p, [a], [invars[i]], {
-                    "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src))
+                eqns.append(core.Eqn(sharding_constraint_p, [a], [invars[i]], _to_type(t),
+                                     src))
             elif not a.aval.ndim and not (i == 0 and name == "select_n"):
                 # (a rank-0 select_n predicate is taken as it is, in JAX's lowering)
                 wide = core.Var(a.aval.update(shape=t.aval.shape))
                 invars[i] = core.Var(wide.aval)
                 eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {
                     "shape": t.aval.shape, "broadcast_dimensions": (), "sharding": None}, src),
-                    core.Eqn(sharding_constraint_p, [wide], [invars[i]],
-                             {"sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)]
+                    core.Eqn(sharding_constraint_p, [wide], [invars[i]], _to_type(t), src)]
         made = [core.Var(v.aval) if _laid_out(t) and name not in _COMPARISONS else v
                 for v, t in zip(eqn.outvars, ts)]
         eqns.append(core.Eqn(eqn.primitive, invars, made, eqn.params, src))
-        eqns += [core.Eqn(sharding_constraint_p, [m], [v], {
-            "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)
-            for m, v, t in zip(made, eqn.outvars, ts) if m is not v]
+        eqns += [core.Eqn(sharding_constraint_p, [m], [v], _to_type(t), src)
+                 for m, v, t in zip(made, eqn.outvars, ts) if m is not v]
     return core.Jaxpr(j.constvars, j.invars, j.outvars, eqns)
+
+
+def _over_type(eqn, env):
+    """A `with_sharding_constraint` over the Auto axes of a mesh of Explicit and Auto
+    axes, of a typed operand: its layout merged with the type's, the type's Explicit
+    axes first in each dimension (JAX's lowering of it); else `eqn` itself."""
+    s, t = eqn.params["sharding"], env.get(eqn.invars[0])
+    if (t is None or not isinstance(s, shd.NamedSharding) or explicit.all_explicit(s.mesh)
+            or not any(t.spec)):
+        return eqn
+    spec = []
+    for asked, have in zip(s.spec._normalized(t.aval.ndim), t.spec):
+        have = shd.PartitionSpec._axes(have)
+        if have and asked is shd.PartitionSpec.UNCONSTRAINED:
+            raise NotImplementedError(   # (JAX's: no message)
+                "with_sharding_constraint: an UNCONSTRAINED dimension of a value typed "
+                "along Explicit mesh axes")
+        merged = tuple(have) + tuple(shd.PartitionSpec._axes(asked))
+        spec.append(asked if not have else merged[0] if len(merged) == 1 else merged)
+    return eqn.replace(params={**eqn.params, "sharding": shd.NamedSharding(
+        s.mesh, shd.PartitionSpec(*spec), memory_kind=s.memory_kind)})
+
+
+def _to_type(t):
+    """The params of a constraint to type `t`, lowered as JAX lowers a type's layout
+    (over a mesh with Auto axes too: its dimensions open, `typed_constraint_op`)."""
+    return {"sharding": shd.NamedSharding(t.mesh, t.pspec), "kind": "reshard"}
 
 
 def _other_type(a, t, env):

@@ -28,12 +28,13 @@ from astjax import core
 from astjax import sharding_impls as shd
 from astjax.errors import ArgumentValueError, JAXTypeError, LoopCarryError
 from astjax.primitives import vma
+from astjax.primitives.structural import broadcast_in_dim
 from astjax.sharding_impls import PartitionSpec
 
 from . import explicit, sharded
 from .explicit import NESTED, Typed
 
-__all__ = ["staging_body", "mapped", "check_mapped"]
+__all__ = ["staging_body", "mapped", "check_mapped", "mapped_axis", "broadcast_mapped"]
 
 
 def _run(closed, ts, env, propagate):
@@ -198,3 +199,60 @@ def staging_body(leaves, unknown=0):
 
 
 vma.input_hooks.append(staging_body)
+
+
+def mapped_axis(leaves, dims, spmd_axis_name=None, loc=None):
+    """JAX's `explicit_mesh_axis` of a `vmap` of argument `leaves` mapped along `dims`:
+    the (mesh, spec entry) their mapped dimension is laid out with over Explicit axes,
+    or None; JAX's ValueErrors where the mapped leaves disagree, an unmapped one is
+    sharded along that axis, or `spmd_axis_name` names other axes."""
+    types = explicit.types_of(list(leaves)) if shd.explicit_meshes[0] else []
+    found, count = None, 0
+    for t, d in zip(types, dims):
+        if d is None:
+            continue
+        entry = (t.mesh, t.spec[d]) if t is not None and t.aval.ndim > d else None
+        if count and (found and found[1]) != (entry and entry[1]):
+            raise ArgumentValueError(
+                "Mapped away dimension of inputs passed to vmap should be sharded the same. "
+                f"Got inconsistent axis specs: {found and found[1]} vs {entry and entry[1]}",
+                hint="reshard the mapped arguments alike along their mapped dimension",
+                loc=loc)
+        found, count = entry, count + 1
+    if found is None or found[1] is None:
+        return None
+    axes = (found[1],) if isinstance(found[1], str) else tuple(found[1])
+    for t, d in zip(types, dims):
+        if d is None and t is not None and set(axes) & {
+                a for e in t.spec for a in PartitionSpec._axes(e)}:
+            raise ArgumentValueError(
+                "Unmapped values passed to vmap cannot be sharded along the mesh axis you "
+                f"are vmapping over. Got type: {t.str_short(True)}, in_axes: None and vmapped "
+                f"mesh axis: {axes}",
+                hint="reshard the unmapped argument off that mesh axis", loc=loc)
+    if spmd_axis_name is not None:
+        names = (spmd_axis_name,) if isinstance(spmd_axis_name, str) else tuple(
+            spmd_axis_name)
+        if names != axes:
+            raise ArgumentValueError(
+                "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type "
+                f"is allowed. Got spmd_axis_name={names} and arrays sharded on "
+                f"explicit_mesh_axis={axes}",
+                hint="leave spmd_axis_name out: the arrays' layout names the axis", loc=loc)
+    return found
+
+
+def broadcast_mapped(x, dim, size, axis):
+    """`vmap`'s broadcast of its unbatched result `x` along a new dimension `dim` of
+    `size`: laid out over `axis` (`mapped_axis`: (mesh, spec entry)) when `x` is typed on
+    that mesh, as JAX's batching lays it out; else untyped."""
+    t = explicit.types_of([x])[0] if axis is not None else None
+    shape = list(core.get_aval(x).shape)
+    shape.insert(dim, size)
+    dims = [i for i in range(len(shape)) if i != dim]
+    if t is None or t.mesh != axis[0]:
+        return broadcast_in_dim(x, tuple(shape), tuple(dims))
+    spec = list(t.spec)
+    spec.insert(dim, axis[1])
+    return broadcast_in_dim(x, tuple(shape), tuple(dims), out_sharding=shd.NamedSharding(
+        t.mesh, PartitionSpec(*spec, unreduced=t.unreduced, reduced=t.reduced)))

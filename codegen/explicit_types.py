@@ -14,8 +14,8 @@ from astjax.primitives.spmd import ShardingAssertionError
 
 from . import sharded
 
-__all__ = ["Typed", "is_explicit", "typed_sharding", "typed", "made_mesh", "typed_abstract",
-           "assert_layout", "OneDeviceTyped", "keep_type"]
+__all__ = ["Typed", "is_explicit", "all_explicit", "typed_sharding", "typed", "made_mesh",
+           "typed_abstract", "assert_layout", "OneDeviceTyped", "keep_type", "explicit_part"]
 
 
 class Typed:
@@ -72,32 +72,40 @@ def _dims(shape, spec):
 
 
 def is_explicit(mesh) -> bool:
-    """Whether every axis of `mesh` is Explicit (layouts are part of the types)."""
+    """Whether layouts over `mesh` are part of the types: it has Explicit axes (the
+    types name those only, as JAX's on a mesh of Explicit and Auto axes) and no Manual
+    one."""
+    kinds = set(mesh.axis_types)
+    return shd.AxisType.Explicit in kinds and shd.AxisType.Manual not in kinds
+
+
+def all_explicit(mesh) -> bool:
+    """Whether every axis of `mesh` is Explicit: a type then says the whole layout (a
+    result is laid out by it); with Auto axes too, XLA chooses along those."""
     return bool(mesh.axis_types) and all(t == shd.AxisType.Explicit for t in mesh.axis_types)
 
 
-def typed_sharding(sharding, aval, mixed=False):
+def typed_sharding(sharding, aval):
     """The Typed of a value of `aval` laid out as `sharding`, when that is a
-    NamedSharding over an all-Explicit mesh -- or, with `mixed`, over a mesh with Explicit
-    and Auto axes (inside `auto_axes(axes=...)`: JAX's type names the Explicit ones
-    only); else None."""
-    if not isinstance(sharding, shd.NamedSharding) or not (
-            is_explicit(sharding.mesh) or mixed and _mixed(sharding.mesh)):
+    NamedSharding over a mesh with Explicit axes (`is_explicit`; its Auto axes are left
+    out of the type, as JAX's: also inside `auto_axes(axes=...)`); else None."""
+    if not isinstance(sharding, shd.NamedSharding) or not is_explicit(sharding.mesh):
         return None
     spec = sharding.spec._normalized(aval.ndim)
-    if not is_explicit(sharding.mesh):
-        explicit = {a for a, k in zip(sharding.mesh.axis_names, sharding.mesh.axis_types)
-                    if k == shd.AxisType.Explicit}
-        spec = tuple(_kept_axes(e, explicit) for e in spec)
+    spec = explicit_part(spec, sharding.mesh)
     if config.read("jax_remove_size_one_mesh_axis_from_type"):
         spec = tuple(_without_size_one(e, sharding.mesh.shape) for e in spec)
     return Typed(aval, spec, sharding.mesh, sharding.spec.unreduced,
                  reduced=sharding.spec.reduced)
 
 
-def _mixed(mesh) -> bool:
-    """Whether `mesh` has Explicit and Auto axes (and no Manual one)."""
-    return set(mesh.axis_types) == {shd.AxisType.Explicit, shd.AxisType.Auto}
+def explicit_part(spec, mesh):
+    """The entries of a normalized `spec` over `mesh` with its Explicit axes only (what
+    a type names, as JAX's on a mesh of Explicit and Auto axes)."""
+    if all_explicit(mesh):
+        return tuple(spec)
+    keep = {a for a, k in zip(mesh.axis_names, mesh.axis_types) if k == shd.AxisType.Explicit}
+    return tuple(_kept_axes(e, keep) for e in spec)
 
 
 def _kept_axes(entry, keep):

@@ -49,7 +49,8 @@ from astjax.primitives.spmd import (check_sharding_fits, constrain_layouts, is_p
                                     is_layout, layouts_per_leaf, resolve_sharding)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
-from .spmd_devices import (check_context_devices, check_placed, check_types_placed, kept_layouts,
+from .spmd_devices import (IncompatibleDevices, RefusedEntry, check_context_devices,
+                           check_placed, check_types_placed, kept_layouts, leaf_names,
                            mesh_and_devices, over_mesh)
 from .runtime_tokens import EMPTY, keep_tokens, replicated_over, token_handlers, token_inputs
 from . import explicit_control  # noqa: F401 -- registers explicit.NESTED's rules
@@ -106,9 +107,9 @@ def layouts_of(leaves):
 
 
 def _typed(sharding, aval, mesh):
-    """On a mesh of Explicit axes the layout is part of the value's type, whose spec
+    """On a mesh with Explicit axes the layout is part of the value's type, whose spec
     JAX writes with one entry per dimension (`P(None, None)`, not `P()`)."""
-    if mesh.axis_types and all(t == shd.AxisType.Explicit for t in mesh.axis_types):
+    if explicit.is_explicit(mesh):
         spec = sharding.spec._normalized(aval.ndim)
         return shd.NamedSharding(mesh, shd.PartitionSpec(*spec))
     return sharding
@@ -322,7 +323,7 @@ class SpmdEntry:
     `asked_result_shardings`."""
 
     def __init__(self, closed, out_tree, name, in_shardings, out_shardings, leaves,
-                 donated=(), loc=None, compiler_options=()):
+                 donated=(), loc=None, compiler_options=(), arg_names=None):
         self.closed, self.out_tree, self.in_tree = closed, out_tree, None
         self.compiler_options = tuple(compiler_options)   # (name, value) pairs for XLA
         jaxpr = closed.jaxpr
@@ -338,13 +339,14 @@ class SpmdEntry:
                          "use it inside the jit that made it, or device_put it first")
         every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
         check_types_placed(leaves, loc)
-        check_placed(leaves, None, name, loc)   # (the arguments first: JAX names them)
+        check_placed(leaves, None, name, loc, arg_names)   # (the arguments first: JAX
+        # names them)
         self.mesh, self.devices = mesh_and_devices([s for s in every if s is not None], loc)
         self._kept = kept_layouts(jaxpr, ins, layouts, out_shardings)
         if self.devices is None:
             raise ArgumentValueError("a partitioned program needs a mesh: give a "
                                      "NamedSharding, or call it under `with mesh:`", loc=loc)
-        check_placed(leaves, self.devices, name, loc)
+        check_placed(leaves, self.devices, name, loc, arg_names)
         effects.check_devices(jaxpr, len(self.devices), loc)   # (JAX's refusal)
         self.ordered = effects.ordered_effects(jaxpr)   # (their tokens: `@main`'s first)
         nconst = len(jaxpr.constvars)
@@ -520,13 +522,17 @@ def _flat_in(in_spec, dyn_args, n_leaves, loc):
 
 
 def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
-              compiler_options=(), leaf_layouts=None, staged=None):
+              compiler_options=(), leaf_layouts=None, staged=None, refuse_late=False,
+              fun=None, dyn_kwargs=None):
     """The SpmdEntry of a `jit` call: layouts flattened to one per argument leaf
     and per result, checked against the avals; `compiler_options` are `jit`'s
     (name, value) pairs for XLA; `leaf_layouts` (per leaf, or None): the abstract
     arguments' shardings (`ShapeDtypeStruct(..., sharding=)`), where in_shardings
     gives none; `staged`: the program as staged, before its dead code was removed
-    (its equations are typed too, as JAX types every one it traces)."""
+    (its equations are typed too, as JAX types every one it traces); `refuse_late`
+    (`jit(f).trace`): arguments on incompatible devices give a `RefusedEntry`, which
+    raises JAX's error when lowered, as JAX's `Traced` does; `fun` (with `dyn_kwargs`):
+    the function whose parameters name the arguments in that error."""
     in_spec, out_spec = shardings or (None, None)
     avals = [v.aval for v in closed.jaxpr.invars]
     ins = _flat_in(in_spec, dyn_args, len(avals), loc)
@@ -551,12 +557,23 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     for s, v in zip(outs, closed.jaxpr.outvars):
         if s is not None:
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
-    asked = outs
-    outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc,
+    asked, as_staged = outs, staged if staged is not None else closed
+    # (JAX types an argument as it is -- a ShapeDtypeStruct's layout, an array's, a host
+    # value replicated over `set_mesh`'s mesh --, never by in_shardings, which lay it out)
+    own = list(leaf_layouts) if leaf_layouts is not None else [None] * len(leaves)
+    outs, env = _typed_results(closed.jaxpr, own, leaves, outs, loc,
                                None if staged is None else staged.jaxpr)
     closed = constrain_unreduced(constrain_typed(closed, env) if shardy() else closed, env)
-    entry = SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
+    try:
+        entry = SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc,
+                          compiler_options, None if fun is None else
+                          lambda: leaf_names(fun, dyn_args, dyn_kwargs or {}))
+    except IncompatibleDevices as e:
+        if not refuse_late:
+            raise
+        entry = RefusedEntry(closed, out_tree, e)
     entry.asked_result_shardings = asked   # (not those of the results' types: `export`)
+    entry.staged = as_staged   # (`Traced.jaxpr`: without the constraints of its types)
     return entry
 
 
@@ -565,14 +582,16 @@ def _long_type(aval):
 
 
 def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
-    """Sharding in types (`codegen/explicit.py`): JAX's ShardingTypeError, located at
-    the operation, for incompatible Explicit layouts -- also in the dead code of the
+    """Sharding in types (`codegen/explicit.py`), the arguments typed as the leaves
+    (`ins`: a layout each abstract one names, else None): JAX's ShardingTypeError,
+    located at the operation, for incompatible Explicit layouts -- also in the dead code of the
     program as `staged` (whose forward equations type the cotangents of a gradient
     whose primal result is dropped); a result whose type has a layout (and no
     out_shardings entry) is laid out by it, as JAX lays it out."""
     def arguments(invars):
         return {v: t for v, s, x in zip(invars, ins, leaves) if (t := (
-            explicit.typed_sharding(s, v.aval) if s is not None else explicit.typed(x)))
+            explicit.typed_sharding(s, v.aval) if s is not None else explicit.typed(x)
+            or explicit.typed_abstract(None, v.aval)))
             is not None}
     env = arguments(jaxpr.invars)
     if not env:
@@ -587,7 +606,7 @@ def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
         raise
     env.update(before)      # (the same variables, typed beside their dead forward code)
     return [s if s is not None or not isinstance(v, core.Var) or v not in env   # (inside
-            or not explicit.is_explicit(env[v].mesh)   # jit, one entry per dim; a type
+            or not explicit.all_explicit(env[v].mesh)   # jit, one entry per dim; a type
             else shd.NamedSharding(env[v].mesh, env[v].pspec)   # over Auto axes too:
             for s, v in zip(outs, jaxpr.outvars)], env          # XLA's)
 
@@ -643,7 +662,7 @@ def eager_apply(prim, args, params):
         if (prim in SPMD_PRIMITIVES and "sharding" in params
                 and not is_partial(params["sharding"], avals[0].ndim, params.get("kind"))):
             outs_s = [params["sharding"]] * len(out_avals)
-        elif t is not None and explicit.is_explicit(t.mesh):   # laid out by its type
+        elif t is not None and explicit.all_explicit(t.mesh):   # laid out by its type
             outs_s = [t.sharding]
         elif prim.name == "slice":
             outs_s = [_eager_slice_sharding(args[0], params)]

@@ -7,6 +7,8 @@ its results keep, as JAX decides them:
 - `check_placed` / `check_context_devices`: JAX's ValueError for an argument committed
   to other devices than the program's (or `set_mesh`'s), naming it; `check_types_placed`:
   for one on one device whose type names a mesh of several;
+- `IncompatibleDevices` (that ValueError) and `RefusedEntry`: a signature staged for
+  `jit(f).trace` whose devices disagree -- JAX refuses it at `.lower()`, not before;
 - `kept_layouts`: JAX's recovery of the user's layout for results XLA lays out;
   `over_mesh`: an operand's layout over the mesh of a `reshard` XLA lays out.
 """
@@ -23,7 +25,31 @@ from . import runtime, sharded
 from .explicit_types import OneDeviceTyped, typed
 
 __all__ = ["kept_layouts", "over_mesh", "mesh_and_devices", "check_placed", "check_types_placed",
-           "check_context_devices", "incompatible_context", "leaf_names"]
+           "check_context_devices", "incompatible_context", "leaf_names",
+           "IncompatibleDevices", "RefusedEntry"]
+
+
+class IncompatibleDevices(ArgumentValueError):
+    """JAX's ValueError "Received incompatible devices for jitted computation": the
+    layouts or committed arguments of one program name different devices."""
+
+
+class RefusedEntry:
+    """A `jit` signature staged (`jit(f).trace`: its `closed` jaxpr, `out_tree`,
+    `in_avals`) whose devices disagree: as JAX, the error is raised when it is lowered,
+    compiled or run (`text`, `compile`, `run`, ...), located there; never cached."""
+    refused = True
+
+    def __init__(self, closed, out_tree, error):
+        self.closed, self.out_tree, self.in_tree = closed, out_tree, None
+        self.in_avals = [v.aval for v in closed.jaxpr.invars]
+        self._error = error
+
+    def __getattr__(self, name):   # (`text`, `compile`, `run`, `for_platform`, ...)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        e = self._error
+        raise type(e)(e.message, hint=e.hint, loc=caller_location())
 
 
 def kept_layouts(jaxpr, ins, own, outs):
@@ -83,18 +109,19 @@ def mesh_and_devices(shardings, loc=None):
     for s in shardings:     # (JAX compares device assignments: the same devices in
         # another order are another program)
         if s is not None and _assignment(s) != devs:
-            raise ArgumentValueError(
+            raise IncompatibleDevices(
                 "Received incompatible devices for jitted computation: the layouts "
                 f"{first!r} and {s!r} use different devices",
                 hint="put every argument on the same mesh", loc=loc)
     return mesh, devs
 
 
-def check_placed(leaves, devs, name, loc):
+def check_placed(leaves, devs, name, loc, arg_names=None):
     """JAX's ValueError for arguments committed to devices other than the program's
     `devs` (a single-device array beside a sharded one, the same devices in another
     order), or, when `devs` is None, to devices other than the first such argument's:
-    never moved silently."""
+    never moved silently. `arg_names` (a function giving the leaves' names, JAX's
+    `leaf_names`) names them; else `args[i]`."""
     placed = [(i, x, _placed_on(x)) for i, x in enumerate(leaves)
               if isinstance(x, runtime.CommittedArray) or type(x) is sharded.GlobalArray]
     if devs is None and placed:
@@ -104,16 +131,19 @@ def check_placed(leaves, devs, name, loc):
         return
     first = next((p for p in placed if p[2] != bad[2]), None)
 
+    names = arg_names() if arg_names is not None else []
+    names = names if len(names) == len(leaves) else [f"args[{i}]" for i in range(len(leaves))]
+
     def arg(p):
         i, x, ds = p
-        return (f"argument args[{i}] of {name} with shape {x.dtype.name}"
+        return (f"argument {names[i]} of {name} with shape {x.dtype.name}"
                 f"[{','.join(map(str, x.shape))}] and with device ids {[d.id for d in ds]} "
                 f"on platform {ds[0].platform.upper()}")
     pair = (f"{arg(first)} and {arg(bad)}" if first is not None and first[0] < bad[0] else
             f"{arg(bad)} and " + (arg(first) if first is not None else
                                   f"the program's layouts with device ids "
                                   f"{[d.id for d in devs]}"))
-    raise ArgumentValueError(f"Received incompatible devices for jitted computation. Got {pair}",
+    raise IncompatibleDevices(f"Received incompatible devices for jitted computation. Got {pair}",
                              hint="device_put the arguments on the same devices", loc=loc)
 
 

@@ -176,7 +176,11 @@ register(sharding_constraint_p,
          impl=lambda x, *, sharding, kind=None: x,
          abstract_eval=lambda x, *, sharding, kind=None: x,
          lowering=_constraint_lowering,
-         batch=_constraint_batch).pp_shown = shown_params(("kind",))
+         batch=_constraint_batch).pp_shown = lambda params: (
+             {} if params.get("kind") == "reshard" else shown_params(("kind",))(params))
+# (JAX's `reshard_p`: printed `reshard`, its layout in the result's type)
+sharding_constraint_p.pp_name = lambda params: (
+    "reshard" if params.get("kind") == "reshard" else "sharding_constraint")
 deflinear(sharding_constraint_p, lambda ct, x, *, sharding, **kind: [
     None if is_zero(ct) else sharding_constraint_p.bind(ct, sharding=sharding, **kind)])
 
