@@ -21,6 +21,25 @@ import astjax.scipy.special as _special  # noqa: E402
 _X = np.linspace(-2.0, 3.0, 12, dtype=np.float32).reshape(3, 4)
 
 
+def _first_call_compiles(call):
+    """(executables compiled by `call()` after `clear_caches()`, its result, the
+    result of a second call)."""
+    from astjax import monitoring
+    call()   # (one-time module constants)
+    astjax.clear_caches()
+    n = [0]
+
+    def listen(event, seconds, **kw):
+        n[0] += event == monitoring.BACKEND_COMPILE_EVENT
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        out = call()
+        again = call()
+    finally:
+        monitoring.unregister_event_duration_listener(listen)
+    return n[0], out, again
+
+
 @pytest.mark.parametrize("name, call", [
     ("nn.softplus", lambda: _nn.softplus(_X)),
     ("nn.glu", lambda: _nn.glu(_X, axis=1)),
@@ -48,20 +67,8 @@ _X = np.linspace(-2.0, 3.0, 12, dtype=np.float32).reshape(3, 4)
     ("special.spence", lambda: _special.spence(np.abs(_X))),
 ])
 def test_eager_first_call_of_a_jitted_library_function_compiles_once(name, call):
-    from astjax import monitoring
-    call()   # (one-time module constants)
-    astjax.clear_caches()
-    n = [0]
-
-    def listen(event, seconds, **kw):
-        n[0] += event == monitoring.BACKEND_COMPILE_EVENT
-    monitoring.register_event_duration_secs_listener(listen)
-    try:
-        out = call()
-        again = call()
-    finally:
-        monitoring.unregister_event_duration_listener(listen)
-    assert n[0] == 1, (name, n[0])
+    n, out, again = _first_call_compiles(call)
+    assert n == 1, (name, n)
     # the same bits as op by op (none of these cases fuses into other roundings)
     with astjax.disable_jit():
         ref = call()
@@ -98,20 +105,8 @@ _Q = np.linspace(-1.0, 1.0, 2 * 5 * 3 * 4, dtype=np.float32).reshape(2, 5, 3, 4)
     ("jnp.nanpercentile", lambda: jnp.nanpercentile(_X, np.array([10.0, 90.0])), 1),
 ])
 def test_eager_first_call_compiles_no_more_than_jaxs(name, call, compiles):
-    from astjax import monitoring
-    call()   # (one-time module constants)
-    astjax.clear_caches()
-    n = [0]
-
-    def listen(event, seconds, **kw):
-        n[0] += event == monitoring.BACKEND_COMPILE_EVENT
-    monitoring.register_event_duration_secs_listener(listen)
-    try:
-        out = call()
-        again = call()
-    finally:
-        monitoring.unregister_event_duration_listener(listen)
-    assert n[0] == compiles, (name, n[0])
+    n, out, again = _first_call_compiles(call)
+    assert n == compiles, (name, n)
     with astjax.disable_jit():
         ref = call()
     leaves = [astjax.tree_util.tree_leaves(t) for t in (out, again, ref)]
