@@ -434,20 +434,28 @@ def test_dict_argument_dispatch_enters_no_comprehension():
     np.testing.assert_array_equal(np.asarray(jf(tree)), [45.0, 45.0])
 
 
-def test_numpy_in_numpy_out_enters_three_python_functions():
-    """`np.asarray(jf(x, y))` on NumPy arrays, after warm-up: jit's `__call__` (the
-    C++ dispatch inside it), the result's `Array.__init__` and one `__array__`, which
-    reads the buffer itself (no `_value` frame; JAX: the buffer protocol, no Python)."""
+def _warm_numpy_jit():
+    """(jit(_mad), x, y) on two float32 NumPy arrays, warmed up until its calls run
+    through jaxlib's C++ dispatch."""
     from astjax import api
     skip_if_real_jax_loaded()
     jf = astjax.jit(_mad)
     x, y = np.arange(3, dtype=np.float32), np.full(3, 2.0, np.float32)
     for _ in range(2):
-        jf(x, y)
+        np.asarray(jf(x, y))
     assert jf._fast[api._CPP] is not None
+    return jf, x, y
+
+
+def test_numpy_in_numpy_out_enters_two_python_functions():
+    """`np.asarray(jf(x, y))` on NumPy arrays, after warm-up: jit's `__call__` (the
+    C++ dispatch inside it; the result's Array made there without an `__init__` frame)
+    and one `__array__`, which reads the buffer itself (no `_value` frame; JAX: the
+    buffer protocol, no Python)."""
+    jf, x, y = _warm_numpy_jit()
     out = []
     calls = _python_calls(lambda: out.append(np.asarray(jf(x, y))))
-    assert calls == ["__call__", "__init__", "__array__"], calls
+    assert calls == ["__call__", "__array__"], calls
     np.testing.assert_array_equal(out[0], x * y + 1)
     assert not out[0].flags.writeable   # a read-only view, as JAX's
     # a second read is the same host array; dtype and copy requests still honoured
@@ -463,13 +471,7 @@ def test_numpy_in_numpy_out_calls_two_builtins_before_jaxlib():
     `_cpp_miss`, no `results`); `np.asarray` enters `__array__` once, which reads the
     buffer with one inner `np.asarray`. Nothing else runs in Python: what is left of
     the gap to JAX is these frames themselves (its jit and array are C++ types)."""
-    from astjax import api
-    skip_if_real_jax_loaded()
-    jf = astjax.jit(_mad)
-    x, y = np.arange(3, dtype=np.float32), np.full(3, 2.0, np.float32)
-    for _ in range(2):
-        np.asarray(jf(x, y))
-    assert jf._fast[api._CPP] is not None
+    jf, x, y = _warm_numpy_jit()
     events = []
 
     def profile(frame, event, arg):
@@ -482,9 +484,22 @@ def test_numpy_in_numpy_out_calls_two_builtins_before_jaxlib():
         host = np.asarray(jf(x, y))
     finally:
         sys.setprofile(None)
-    assert events[:-1] == ["__call__", "c:len", "c:get", "__init__", "c:asarray",
+    assert events[:-1] == ["__call__", "c:len", "c:get", "c:__new__", "c:asarray",
                            "__array__", "c:asarray"], events   # (-1: `setprofile`)
     np.testing.assert_array_equal(host, x * y + 1)
+
+
+def test_the_numpy_path_result_is_the_array_init_makes():
+    """The C++ path's result is made with `object.__new__` and its slots set in
+    `__call__`: it holds what `Array(buf, aval)` holds, slot for slot (a slot added to
+    `Array` must be set there too)."""
+    from astjax.codegen import runtime
+    jf, x, y = _warm_numpy_jit()
+    r = jf(x, y)
+    made = runtime.Array(r._buf, r._buf.aval)
+    assert type(r) is runtime.Array
+    for name in runtime.Array.__slots__:
+        assert getattr(r, name) is getattr(made, name), name
 
 
 def _dict_double(t):

@@ -564,6 +564,8 @@ def _attention_mask(T, S, mask, is_causal, q_len, kv_len, window):
     return keep
 
 
+@library_jit(static_argnames=("scale", "is_causal", "local_window_size", "implementation",
+                              "return_residual"))
 def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
                           bias: ArrayLike | None = None, mask: ArrayLike | None = None, *,
                           scale: float | None = None, is_causal: bool = False,

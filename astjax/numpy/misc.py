@@ -218,21 +218,42 @@ def roots(p, *, strip_zeros=True):
     cdt = dtypes.canonicalize(np.promote_types(core.get_aval(p).dtype, np.complex64))
     if n < 2:
         return lax.full((0,), 0, cdt)
+    if not strip_zeros:
+        return _roots_keep_shape(p)
+    lead = _leading_zeros(p)
+    if isinstance(lead, Tracer) and getattr(lead, "known", None) is None:
+        raise ConcretizationError(
+            "The error occurred in the jnp.roots() function: stripping leading zeros "
+            "needs concrete coefficients",
+            hint="pass strip_zeros=False under jit (leading zeros then give NaN roots)")
+    k = int(np.asarray(lead.known if isinstance(lead, Tracer) else lead))
+    if n - k < 2:
+        return lax.full((0,), 0, cdt)
+    return _roots_from(p, k)
+
+
+# (each one executable on an eager call, as JAX's jitted pieces of `roots`)
+@library_jit
+def _leading_zeros(p):
+    """The number of leading zero coefficients of the 1-D `p` (its size if all are)."""
     is_zero = uf.equal(p, 0)
-    lead = uf.where(_all(is_zero), n, argmin(is_zero))
-    if strip_zeros:
-        if isinstance(lead, Tracer) and getattr(lead, "known", None) is None:
-            raise ConcretizationError(
-                "The error occurred in the jnp.roots() function: stripping leading zeros "
-                "needs concrete coefficients",
-                hint="pass strip_zeros=False under jit (leading zeros then give NaN roots)")
-        k = int(np.asarray(lead.known if isinstance(lead, Tracer) else lead))
-        rest = lax.slice(p, (k,), (n,))
-        if n - k < 2:
-            return lax.full((0,), 0, cdt)
-        return _companion_eigvals(rest)
-    # Keep the shape: rotate the leading zeros to the end (they become zero roots),
-    # move the zero roots last and report the last `lead` of them as NaN.
+    return uf.where(_all(is_zero), core.get_aval(p).shape[0], argmin(is_zero))
+
+
+@library_jit(static_argnums=(1,))
+def _roots_from(p, k):
+    """The roots of `p` without its first `k` (zero) coefficients."""
+    return _companion_eigvals(lax.slice(p, (k,), (core.get_aval(p).shape[0],)))
+
+
+@library_jit
+def _roots_keep_shape(p):
+    """`roots(p, strip_zeros=False)` of the 1-D `p` (size >= 2): the leading zeros
+    rotated to the end (they become zero roots), the zero roots moved last and the last
+    `lead` of them reported as NaN."""
+    n = core.get_aval(p).shape[0]
+    cdt = dtypes.canonicalize(np.promote_types(core.get_aval(p).dtype, np.complex64))
+    lead = _leading_zeros(p)
     p = uf.where(uf.equal(lead, n), np.asarray(1, core.get_aval(p).dtype)[()], p)
     idx = uf.remainder(uf.add(lax.iota(np.int32, n), lax.convert_element_type(lead, np.int32)), n)
     p = _take_1d(p, idx)

@@ -108,9 +108,12 @@ def _inverted_cdf(s, w, qb, squash_nans):
                  np.asarray(np.nan, _dt(res))[()], res)
 
 
-@library_jit(static_argnums=(3, 4, 5, 6, 7))
-def _quantile(a, q, weights, axis, method, keepdims, squash_nans, name):
+@library_jit(static_argnums=(3, 4, 5, 6, 7, 8))
+def _quantile(a, q, weights, axis, method, keepdims, squash_nans, name, percent=None):
     axis = tuple(axis) if isinstance(axis, list) else axis
+    if percent is not None:   # (`percent`'s q / 100 in the same executable, as JAX's
+        [q] = promote_args_inexact(percent, q)   # jitted percentile)
+        q = uf.true_divide(q, 100.0)
     if method not in _METHODS:
         raise ArgumentValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
                                  "'nearest' or 'inverted_cdf'", hint="use one of "
@@ -234,9 +237,13 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     return _quantile(a, q, weights, axis, method, keepdims, True, "nanquantile")
 
 
-def _percent(name, q):
-    [q] = promote_args_inexact(name, asarray_operand(q))
-    return uf.true_divide(q, 100.0)
+def _percentile(a, q, axis, out, overwrite_input, method, keepdims, weights, squash_nans,
+                name):
+    """`(nan)quantile(a, q / 100, ...)`, one executable on an eager call."""
+    q = asarray_operand(q)
+    quantile_name = "nanquantile" if squash_nans else "quantile"
+    _no_out(quantile_name, out, overwrite_input)
+    return _quantile(a, q, weights, axis, method, keepdims, squash_nans, quantile_name, name)
 
 
 @with_out_sharding("jnp.percentile", device=False, auto=True)
@@ -257,8 +264,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
       >>> jnp.percentile(jnp.array([1.0, 2.0, 3.0, 4.0, 5.0]), 25)
       Array(2., dtype=float32)
     """
-    return quantile(a, _percent("percentile", q), axis, out, overwrite_input, method,
-                    keepdims, weights=weights)
+    return _percentile(a, q, axis, out, overwrite_input, method, keepdims, weights, False,
+                       "percentile")
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -271,8 +278,8 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
       The percentiles of the non-NaN values.
     Differs from NumPy: `out=` and `overwrite_input=True` are ValueErrors (as JAX's).
     """
-    return nanquantile(a, _percent("nanpercentile", q), axis, out, overwrite_input, method,
-                       keepdims, weights=weights)
+    return _percentile(a, q, axis, out, overwrite_input, method, keepdims, weights, True,
+                       "nanpercentile")
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):

@@ -453,6 +453,13 @@ def split(ary, indices_or_sections, axis=0):
             raise ArgumentValueError(f"Sizes passed to split must be nonnegative, got {sizes}",
                                      hint="give increasing split points within the axis "
                                           "length (negative ones are not counted from the end)")
+    return _split_at(ary, tuple(bounds), axis)
+
+
+@_library_jit(static_argnums=(1, 2))
+def _split_at(ary, bounds, axis):
+    """The parts of `ary` between consecutive `bounds` along `axis` (one executable
+    for all of them on an eager call, as JAX's one `lax.split`)."""
     return [lax.slice_in_dim(ary, a, b, axis=axis) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
@@ -704,6 +711,7 @@ def rot90(m, k=1, axes=(0, 1)):
     return transpose(flip(m, a1), perm) if k == 1 else flip(transpose(m, perm), a1)
 
 
+@_library_jit(static_argnames=("shift", "axis"))   # (an Array shift: op by op)
 def roll(a, shift, axis=None):
     """Cyclically shift elements of `a` by `shift` along `axis`.
     Args: a: array; shift: int or tuple; axis: optional int or tuple (None: flatten).
@@ -717,8 +725,17 @@ def roll(a, shift, axis=None):
     a = asarray(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), shape(a))
-    shifts = (shift,) if not isinstance(shift, (tuple, list)) else shift
-    axes = (axis,) if not isinstance(axis, (tuple, list)) else axis
+    shifts = tuple(shift) if isinstance(shift, (tuple, list)) or np.ndim(shift) else (shift,)
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    if len(shifts) != len(axes):   # broadcast against each other, as JAX's (NumPy's) roll
+        if len(shifts) == 1:
+            shifts = shifts * len(axes)
+        elif len(axes) == 1:
+            axes = axes * len(shifts)
+        else:
+            raise ArgumentValueError(
+                f"roll: {len(shifts)} shifts cannot be broadcast against {len(axes)} axes",
+                hint="give one shift per axis, or one shift for all of them")
     for sh, ax in zip(shifts, axes):
         ax = canonicalize_axis(ax, ndim(a), "roll")
         n = shape(a)[ax]

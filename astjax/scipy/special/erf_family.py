@@ -159,6 +159,7 @@ def _dawsn_jvp(primals, tangents):
 _dawsn.defjvp(_dawsn_jvp)
 
 
+@library_jit
 def dawsn(x):
     """Dawson's integral `exp(-x**2) * integral_0^x exp(t**2) dt`, elementwise.
 
@@ -297,6 +298,7 @@ def _owens_t_jvp(primals, tangents):
 _owens_t.defjvp(_owens_t_jvp)
 
 
+@library_jit
 def owens_t(h, a):
     """Owen's T function, `(1 / 2 pi) integral_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt`,
     elementwise (odd in a, even in h).

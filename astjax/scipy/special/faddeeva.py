@@ -19,6 +19,7 @@ import numpy as np
 from ... import core, dtypes, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
+from ...numpy.util import library_jit
 from .gamma_zeta import _inexact
 
 __all__ = ["wofz"]
@@ -79,6 +80,7 @@ def _wofz_jvp(primals, tangents):
 _wofz.defjvp(_wofz_jvp)
 
 
+@library_jit
 def wofz(z):
     """The Faddeeva function `exp(-z**2) * erfc(-1j * z)`, elementwise.
 

@@ -202,6 +202,7 @@ def _complex_loggamma(z):
     return where(bad, _complex_nan(z), _lanczos_loggamma(z + n) - logs)
 
 
+@library_jit(static_argnames=("repetition",))
 def comb(N, k, *, repetition=False):
     """The number of combinations of `N` things taken `k` at a time, through `gammaln`
     (a float); 0 where `N < 0`, `k < 0` or `k > N` (without repetition).

@@ -187,6 +187,7 @@ def _fresnel_jvp(primals, tangents):
 _fresnel.defjvp(_fresnel_jvp)
 
 
+@library_jit
 def fresnel(x):
     """The Fresnel integrals `S(x) = integral_0^x sin(pi t**2 / 2) dt` and
     `C(x) = integral_0^x cos(pi t**2 / 2) dt`, elementwise.
