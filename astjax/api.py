@@ -20,6 +20,9 @@ from .codegen import explicit as _explicit, stablehlo
 from .codegen import host_memory as _host_memory, host_sharded as _host_sharded
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
+from .jit_arguments import (argnums as _argnums, check_argnums as _check_argnums,
+                            normalize_static as _normalize_static,
+                            positional_params as _positional_params)
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      JaxRuntimeError as _JaxRuntimeError, caller_location, check_callable,
                      check_signature, function_name, NotImplementedInAstjaxError)
@@ -54,73 +57,6 @@ from .sharding_impls import context_meshes as _context_meshes  # noqa: E402
 
 
 _state = core._state  # thread-local; `_state.builders` is non-empty while staging
-
-
-def _argnums(value, what):
-    """`static_argnums` / `donate_argnums` as a tuple of ints (JAX: TypeError for a
-    non-integer entry)."""
-    nums = (value,) if isinstance(value, int) else value
-    try:
-        nums = tuple(nums or ())
-    except TypeError:
-        nums = None
-    if nums is None or not all(isinstance(i, int) for i in nums):
-        raise ArgumentTypeError(f"{what} must be an int or a sequence of ints, got {value!r}",
-                                hint=f"e.g. {what}=1 or {what}=(0, 2); name arguments with "
-                                     "static_argnames='n'", loc=caller_location())
-    return nums
-
-
-def _positional_params(fun):
-    """(names of the parameters that can be passed positionally or None when the
-    signature is unknown, whether there is *args, names of every parameter, whether
-    there is **kwargs)."""
-    import inspect
-    try:
-        params = inspect.signature(fun).parameters.values()
-    except (TypeError, ValueError):
-        return None, True, (), True
-    P = inspect.Parameter
-    pos = [p.name for p in params if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)]
-    names = [p.name for p in params if p.kind in (P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY)]
-    return (pos, any(p.kind is P.VAR_POSITIONAL for p in params), names,
-            any(p.kind is P.VAR_KEYWORD for p in params))
-
-
-def _check_argnums(fun, nums, what, pos, var_args):
-    """Positional indices must name a parameter (JAX: ValueError at `jit`)."""
-    if pos is None or var_args:
-        return nums
-    bad = [i for i in nums if not -len(pos) <= i < len(pos)]
-    if bad:
-        raise ArgumentValueError(
-            f"jitted function {function_name(fun)} has {what}={tuple(nums)}, but only accepts "
-            f"{len(pos)} positional argument{'s' if len(pos) != 1 else ''}",
-            hint=f"its positional parameters are {tuple(pos)}; index them from 0",
-            loc=caller_location())
-    return tuple(i % len(pos) for i in nums)
-
-
-def _normalize_static(fun, static_argnums, static_argnames):
-    """(static positions, static names), each completed from the other through the
-    signature; a located error for indices or names the signature does not have."""
-    nums = _argnums(static_argnums, "static_argnums")
-    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
-    pos, var_args, all_names, var_kw = _positional_params(fun)
-    nums = _check_argnums(fun, nums, "static_argnums", pos, var_args)
-    if pos is not None and not var_kw:
-        bad = sorted(set(names) - set(all_names))
-        if bad:
-            raise ArgumentValueError(
-                f"jitted function {function_name(fun)} has invalid argnames {bad} in "
-                f"static_argnames: the function does not take these arguments",
-                hint=f"its parameters are {tuple(all_names)}", loc=caller_location())
-    if nums and names:   # both given: JAX completes neither from the signature (flax's
-        return frozenset(nums), frozenset(names)   # wrappers name other parameters)
-    params = pos or []
-    nums = set(nums) | {params.index(n) for n in names if n in params}
-    names = set(names) | {params[i] for i in nums if 0 <= i < len(params)}
-    return frozenset(nums), frozenset(names)
 
 
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
