@@ -1,0 +1,105 @@
+"""Mutable hi values (flax's hijax Variables) through `vmap`, `checkpoint`, `custom_jvp`,
+`jvp` / `vjp` and loops under `grad`: the cases flax's nnx transforms reach. The `Cell`
+type of `test_hijax_qdd` stands in for flax's `HijaxVariable`; `Var` adds what flax's
+adds (an `aval` forwarded to its contents, `__jax_array__`, a hi primitive making new
+ones). Expected values are real JAX 0.10.2's where JAX runs the program (flax's programs
+in each test's comment), else Python's."""
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+from astjax.compat.experimental import hijax as hjx
+from test_hijax_qdd import Cell, CellTy, _val, cell_get, cell_set
+
+
+class Var(Cell):
+    """A cell that, as flax's HijaxVariable, forwards `aval` to its contents and
+    converts to them (`__jax_array__`)."""
+
+    @property
+    def aval(self):
+        return jax.typeof(self._val)
+
+    def __jax_array__(self):
+        return cell_get(self)
+
+
+class VarTy(CellTy):
+    def __hash__(self):
+        return hash(VarTy)
+
+    def __eq__(self, other):
+        return isinstance(other, VarTy)
+
+    def new_from_loval(self, st, *vals):
+        return Var._new(jax.tree.unflatten(st.treedef, vals))
+
+
+hjx.register_hitype(Var, lambda c: VarTy())
+
+
+class VarNew(hjx.HiPrimitive):
+    """A new `Var` holding the array operand (flax's `new_variable`)."""
+
+    def abstract_eval(self, aval):
+        raise NotImplementedError
+
+    def to_lojax(self, x):
+        return Var._new(x)
+
+
+var_new_p = VarNew("var_new")
+
+
+def _var(x):
+    return var_new_p.bind(jnp.asarray(x))
+
+
+# --------------------------------------------------------------------------- vmap
+
+
+def test_vmap_passes_an_unmapped_value_that_forwards_aval_as_it_is():
+    # flax: nnx.vmap(lambda m, x: m(x), in_axes=(None, 0)) of a module with hijax
+    # Variables (JAX: [[1, 1, 1], [1, 1, 1]], the counter 1.0)
+    w = Var._new(jnp.ones(3))
+
+    def f(w, x):
+        cell_set(w, cell_get(w) + 1.0)
+        return x * cell_get(w)
+
+    out = jax.vmap(f, in_axes=(None, 0))(w, jnp.ones((2, 3)))
+    assert np.asarray(out).tolist() == [[2.0] * 3] * 2
+    assert _val(w) == ("float32", [2.0] * 3)
+
+
+def test_vmap_raises_a_new_value_it_returns_from_its_arrays():
+    # flax's nnx.vmap returns new hijax Variables for the module's state: no staged
+    # value may leak into them
+    w = Var._new(jnp.ones(3))
+
+    def f(w, x):
+        cell_set(w, cell_get(w) + 1.0)
+        return _var(cell_get(w) * 2), x * cell_get(w)
+
+    vf = jax.vmap(f, in_axes=(None, 0), out_axes=(None, 0))
+    new, y = vf(w, jnp.ones((2, 3)))
+    assert type(new) is Var and new is not w
+    assert np.asarray(y).tolist() == [[2.0] * 3] * 2
+    assert _val(new) == ("float32", [4.0] * 3) and _val(w) == ("float32", [2.0] * 3)
+
+    def g(w, x):
+        new, y = vf(w, x)
+        return y + cell_get(new)
+
+    assert np.asarray(jax.jit(g)(w, jnp.ones((2, 3)))).tolist() == [[9.0] * 3] * 2
+    assert _val(w) == ("float32", [3.0] * 3)
+    new, _ = jax.vmap(lambda x: (_var(x), x), out_axes=(0, 0))(jnp.arange(3.0))
+    assert _val(new) == ("float32", [0.0, 1.0, 2.0])
+
+
+def test_vmap_of_a_mapped_value_is_a_located_not_implemented_error():
+    w = Var._new(jnp.ones((2, 3)))
+    with pytest.raises(NotImplementedError, match="vmap maps"):
+        jax.vmap(lambda w: cell_get(w) * 2)(w)
+    assert _val(w) == ("float32", [[1.0] * 3] * 2)
