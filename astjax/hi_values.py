@@ -101,6 +101,33 @@ def aux_carrying(plain, transform, fun, has_aux):
     return carrying(plain, lifted)
 
 
+def primal_check(stage, fun, primals, what) -> None:
+    """`jvp` / `vjp` / `linearize` (`what`) with mutable hi values among `primals`: as
+    JAX differentiates them, `stage(g, lowered)` -- a reverse differentiation staging
+    `g`, `fun` on values raised from the lowered primals, all differentiated -- has the
+    hi primitives that touch them run their types' jvp rules (`check_jvp`), for what
+    they raise (flax: "jvp not implemented for 'get_variable' with QDD"); past them, a
+    located error. Nothing is stored back."""
+    low = Lowering(tuple(primals))
+    diff = frozenset(range(len(low.objs)))
+
+    def g(*a):
+        return run_lowered(fun, (a, {}), diff=diff)[0]
+    try:
+        with watching(writes_only=True):   # (values it closes over: put back)
+            stage(g, low.tree)
+    except CapturedHiError:
+        pass
+    finally:
+        differentiated.clear()
+    i = next(i for i, p in enumerate(primals) if has_mutable(p))
+    raise ArgumentTypeError(
+        f"{what} primal {i} holds a mutable hi value (a hijax Variable with "
+        f"quasi-dynamic data): astjax does not define its tangent",
+        hint="differentiate with respect to its arrays (e.g. nnx.with_vars(..., "
+             "hijax=False)), or close over it")
+
+
 def check_not_differentiated(args, argnums) -> None:
     """A mutable hi value among differentiated arguments whose type's jvp rule let it
     pass is refused (astjax differentiates arrays only)."""

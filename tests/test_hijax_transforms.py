@@ -103,3 +103,32 @@ def test_vmap_of_a_mapped_value_is_a_located_not_implemented_error():
     with pytest.raises(NotImplementedError, match="vmap maps"):
         jax.vmap(lambda w: cell_get(w) * 2)(w)
     assert _val(w) == ("float32", [[1.0] * 3] * 2)
+
+
+# ------------------------------------------------- jvp / vjp / linearize primals
+
+
+def _primal_transforms():
+    return {"jvp": lambda f, c: jax.jvp(f, (c,), (c,)), "vjp": jax.vjp,
+            "linearize": jax.linearize}
+
+
+def test_a_hi_primal_reaches_the_types_jvp_rule():
+    # (JAX: NotImplementedError from the rule; flax's: "jvp not implemented for
+    # 'get_variable' with QDD")
+    c = Cell._new(jnp.float32(2.0))
+    for name, t in _primal_transforms().items():
+        with pytest.raises(NotImplementedError):
+            t(lambda c: cell_get(c) * 2, c)
+        with pytest.raises(NotImplementedError):
+            t(lambda c: cell_set(c, cell_get(c) * 2), c)
+        assert _val(c) == ("float32", 2.0), name
+
+
+def test_a_hi_primal_past_its_rule_is_a_located_error():
+    from test_hijax_qdd import _PassingGet
+    get = _PassingGet("passing_get2")
+    c = Cell._new(jnp.float32(2.0))
+    for name, t in _primal_transforms().items():
+        with pytest.raises(TypeError, match=f"{name} primal 0 holds a mutable hi value"):
+            t(lambda c: get.bind(c, avals=(jax.typeof(c._val),))[0] * 2, c)
