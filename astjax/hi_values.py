@@ -15,8 +15,8 @@ values, stored back in turn.
 """
 from __future__ import annotations
 
-from . import core, hi_state, tree_util
-from .ad_frames import carries_tangent
+from . import core, dtypes, hi_state, tree_util
+from .ad_frames import reaches_tangent
 from .errors import ArgumentTypeError
 from .hi_state import (CapturedHiError, Idents, Lowering, carrying,  # noqa: F401
                        cur_qdd, differentiated, finals, has_mutable, hi_type, is_mutable,
@@ -156,7 +156,7 @@ def check_jvp(prim, args, params) -> None:
         return
     if not differentiation_level.depth:   # (a checkpoint's body: not differentiated)
         return
-    perturbed = [id(x) in differentiated or carries_tangent(x) for x in args]
+    perturbed = [id(x) in differentiated or _carries_tangent(x) for x in args]
     if not any(perturbed):
         return
     _in_rule[0] = True
@@ -168,6 +168,13 @@ def check_jvp(prim, args, params) -> None:
             rule(prim, tuple(args), tuple(tangents), **params)
     finally:
         _in_rule[0] = False
+
+
+def _carries_tangent(x):
+    """An inexact staged value carrying a tangent of a differentiation staging now,
+    also inside a loop body, a branch or an inner jit (`ad_frames.reaches_tangent`)."""
+    return (isinstance(x, core.Tracer) and x.known is None
+            and dtypes.is_inexact(x.aval.dtype) and reaches_tangent(x))
 
 
 def _maybe_perturbed(x):

@@ -132,3 +132,54 @@ def test_a_hi_primal_past_its_rule_is_a_located_error():
     for name, t in _primal_transforms().items():
         with pytest.raises(TypeError, match=f"{name} primal 0 holds a mutable hi value"):
             t(lambda c: get.bind(c, avals=(jax.typeof(c._val),))[0] * 2, c)
+
+
+# ------------------------------------------------- loop bodies under grad
+
+
+def _loops(c, write):
+    """Functions of x writing `write(x-derived value)` into `c` in a loop body or branch."""
+    def scan(x):
+        def body(k, _):
+            cell_set(c, cell_get(c) + write(k))
+            return k, None
+        return jax.lax.scan(body, x, None, length=3)[0]
+
+    def fori(x):
+        def body(i, k):
+            cell_set(c, cell_get(c) + write(k))
+            return k
+        return jax.lax.fori_loop(0, 3, body, x)
+
+    def while_(x):
+        def body(s):
+            cell_set(c, cell_get(c) + write(s[1]))
+            return s[0] + 1, s[1]
+        return jax.lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
+
+    def cond(x):
+        def t(x):
+            cell_set(c, cell_get(c) + write(x))
+            return x
+        return jax.lax.cond(x > 0, t, lambda x: x, x)
+
+    return {"scan": scan, "fori_loop": fori, "while_loop": while_, "cond": cond}
+
+
+def test_writing_a_perturbed_value_in_a_loop_body_reaches_the_types_jvp_rule():
+    # (JAX: the rule raises -- flax's: AttributeError: 'Zero' object has no attribute
+    # '_raw_value' -- also under jit)
+    c = Cell._new(jnp.float32(1.0))
+    for name, f in _loops(c, lambda k: k).items():
+        for g in (jax.grad(f), jax.jit(jax.grad(f))):
+            with pytest.raises(NotImplementedError):
+                g(jnp.float32(2.0))
+            assert _val(c) == ("float32", 1.0), name
+
+
+def test_writing_an_unperturbed_value_in_a_loop_body_under_grad():
+    c = Cell._new(jnp.float32(1.0))
+    for name, f in _loops(c, lambda k: jax.lax.stop_gradient(k) * 0 + 1.0).items():
+        before = _val(c)[1]
+        assert float(jax.grad(lambda x: f(x) * x)(jnp.float32(2.0))) == 4.0, name
+        assert _val(c)[1] == before + (1.0 if name == "cond" else 3.0), name
