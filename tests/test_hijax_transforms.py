@@ -183,3 +183,41 @@ def test_writing_an_unperturbed_value_in_a_loop_body_under_grad():
         before = _val(c)[1]
         assert float(jax.grad(lambda x: f(x) * x)(jnp.float32(2.0))) == 4.0, name
         assert _val(c)[1] == before + (1.0 if name == "cond" else 3.0), name
+
+
+# ------------------------------------------------------- custom_jvp under vmap
+
+
+def _custom_counting(c):
+    """x -> x * x, adding 1 to the cell: a custom_jvp function."""
+    @jax.custom_jvp
+    def f(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * x
+    f.defjvp(lambda p, t: (f(p[0]), 2 * p[0] * t[0]))
+    return f
+
+
+def test_custom_jvp_closing_over_a_value_under_vmap():
+    # (JAX: [0, 1, 4] and the cell 2.0; under vmap(grad): [0, 2, 4], 3.0)
+    c = Cell._new(jnp.float32(1.0))
+    f = _custom_counting(c)
+    assert np.asarray(jax.vmap(f)(jnp.arange(3.0))).tolist() == [0.0, 1.0, 4.0]
+    assert _val(c) == ("float32", 2.0)
+    assert np.asarray(jax.vmap(jax.grad(f))(jnp.arange(3.0))).tolist() == [0.0, 2.0, 4.0]
+    assert _val(c) == ("float32", 3.0)
+    assert np.asarray(jax.jit(jax.vmap(f))(jnp.arange(3.0))).tolist() == [0.0, 1.0, 4.0]
+    assert _val(c) == ("float32", 4.0)
+
+
+def test_custom_jvp_output_of_unmapped_operands_is_unmapped_under_vmap():
+    # (JAX: [0, 2, 4], 4.0; the derivative 5.0)
+    @jax.custom_jvp
+    def f(x, y):
+        return x * y, y * 2.0
+    f.defjvp(lambda p, t: (f(*p), (t[0] * p[1] + p[0] * t[1], 2.0 * t[1])))
+    a, b = jax.vmap(f, in_axes=(0, None), out_axes=(0, None))(jnp.arange(3.0), 2.0)
+    assert np.asarray(a).tolist() == [0.0, 2.0, 4.0] and float(b) == 4.0
+    gy = jax.grad(lambda y: jax.vmap(f, (0, None), (0, None))(jnp.arange(3.0), y)[1] +
+                  jax.vmap(f, (0, None))(jnp.arange(3.0), y)[0].sum())(2.0)
+    assert float(gy) == 5.0
