@@ -221,3 +221,26 @@ def test_custom_jvp_output_of_unmapped_operands_is_unmapped_under_vmap():
     gy = jax.grad(lambda y: jax.vmap(f, (0, None), (0, None))(jnp.arange(3.0), y)[1] +
                   jax.vmap(f, (0, None))(jnp.arange(3.0), y)[0].sum())(2.0)
     assert float(gy) == 5.0
+
+
+# -------------------------------------------------------- checkpoint arguments
+
+
+def test_checkpoint_of_a_value_passed_as_an_argument():
+    # (JAX 0.10.2 fails: an AttributeError from the type's rules; astjax runs it as
+    # Python does, the final state stored back)
+    c = Cell._new(jnp.float32(2.0))
+
+    @jax.checkpoint
+    def f(c, x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * cell_get(c)
+
+    assert float(f(c, jnp.float32(3.0))) == 9.0 and _val(c) == ("float32", 3.0)
+    assert float(jax.jit(f)(c, jnp.float32(3.0))) == 12.0 and _val(c) == ("float32", 4.0)
+    assert float(jax.grad(lambda x: f(c, x))(jnp.float32(3.0))) == 5.0
+    assert _val(c) == ("float32", 5.0)
+    g = jax.checkpoint(lambda x, c: x * cell_get(c), static_argnums=())
+    assert float(jax.grad(g)(jnp.float32(3.0), c)) == 5.0 and _val(c) == ("float32", 5.0)
+    h = jax.checkpoint(lambda n, c, x: x * cell_get(c) * n, static_argnums=(0,))
+    assert float(jax.jit(h, static_argnums=0)(2, c, jnp.float32(1.0))) == 10.0
