@@ -244,3 +244,11 @@ def test_checkpoint_of_a_value_passed_as_an_argument():
     assert float(jax.grad(g)(jnp.float32(3.0), c)) == 5.0 and _val(c) == ("float32", 5.0)
     h = jax.checkpoint(lambda n, c, x: x * cell_get(c) * n, static_argnums=(0,))
     assert float(jax.jit(h, static_argnums=0)(2, c, jnp.float32(1.0))) == 10.0
+
+
+def test_jnp_functions_convert_a_hi_value_with_jax_array():
+    # (flax's FLAX_HIJAX_VARIABLE mode: `jnp.dot(x, self.w)` of a hijax Param; JAX's
+    # jitted jnp functions convert it with its `__jax_array__`)
+    w = Var._new(jnp.ones((3, 2)))
+    assert np.asarray(jnp.dot(jnp.ones(3), w)).tolist() == [3.0, 3.0]
+    assert np.asarray(jnp.sin(Var._new(jnp.zeros(2)))).tolist() == [0.0, 0.0]
