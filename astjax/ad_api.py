@@ -259,6 +259,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     """(fun(*primals), the directional derivative along tangents)."""
     if not _hi.pytype_aval_mappings:
         return _jvp(fun, primals, tangents, has_aux)
+    if _hi.has_mutable(primals):   # (JAX differentiates them: their types' rules run)
+        _hi.primal_check(lambda g, p: _vjp(g, p, has_aux), fun, primals, "jvp")
     return _hi.aux_carrying(lambda: _jvp(fun, primals, tangents, has_aux),   # (hijax
                             lambda g: _jvp(g, primals, tangents, True), fun, has_aux)  # Variables)
 
@@ -317,6 +319,8 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
     if not _hi.pytype_aval_mappings:
         return _linearize(fun, primals, has_aux)
+    if _hi.has_mutable(primals):
+        _hi.primal_check(lambda g, p: _vjp(g, p, has_aux), fun, primals, "linearize")
     return _hi.aux_carrying(lambda: _linearize(fun, primals, has_aux),   # (hijax Variables)
                             lambda g: _linearize(g, primals, True), fun, has_aux)
 
@@ -391,6 +395,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     it -- is staged when vjp_fn is first called, not here."""
     if not _hi.pytype_aval_mappings:
         return _vjp(fun, primals, has_aux)
+    if _hi.has_mutable(primals):
+        _hi.primal_check(lambda g, p: _vjp(g, p, has_aux), fun, primals, "vjp")
     return _hi.aux_carrying(lambda: _vjp(fun, primals, has_aux),   # (hijax Variables)
                             lambda g: _vjp(g, primals, True), fun, has_aux)
 

@@ -13,12 +13,14 @@ is a constant, as JAX lifts an outer tracer with a zero tangent.
 """
 from __future__ import annotations
 
+import contextlib
 import weakref
 
 from . import core, dtypes
 from .primitives.custom_derivatives import stop_gradient_p
+from .primitives.vma import input_hooks
 
-__all__ = ["register", "passed", "carries_tangent", "perturbed"]
+__all__ = ["register", "passed", "carries_tangent", "perturbed", "reaches_tangent"]
 
 # builder -> (one flag per input: does the differentiation staging it differentiate it,
 #             the value passed for each input)
@@ -49,7 +51,47 @@ def carries_tangent(x) -> bool:
     return any(frame[0][i] for i in _sources(b.producer, b.invars, x.var))
 
 
-def perturbed(x) -> bool:
+# (stack depth, the values passed) of each function staged now on known arguments: a
+# loop body, a branch, an inner jit (`vma.input_hooks`)
+_GIVEN: list = []
+
+
+@contextlib.contextmanager
+def _given(leaves, unknown):
+    _GIVEN.append((len(core._state.builders), [None] * unknown + list(leaves)))
+    try:
+        yield
+    finally:
+        _GIVEN.pop()
+
+
+input_hooks.append(_given)
+
+
+def _given_to(b):
+    """The values passed for the inputs of builder `b`, staging a function on known
+    arguments (None: not known)."""
+    stack = core._state.builders
+    if b not in stack:
+        return None
+    at = stack.index(b)
+    for depth, vals in reversed(_GIVEN):
+        if depth == at:
+            return vals if len(vals) == len(b.invars) else None
+    return None
+
+
+def reaches_tangent(x) -> bool:
+    """Whether staged `x` carries a tangent of some differentiation staging now, as far
+    as astjax can tell (JAX: `x` is a JVP tracer of any trace; a hi primitive's jvp rule
+    runs for it): `perturbed`, following what was passed to a function staged inside a
+    differentiation's (a loop body's initial carry and scanned values, a branch's
+    operands, an inner jit's arguments) instead of assuming it. A carry that only the
+    loop's iterations perturb is missed: never a false positive."""
+    return perturbed(x, follow_given=True)
+
+
+def perturbed(x, follow_given=False) -> bool:
     """Whether staged value `x` may carry a tangent of some differentiation staging now
     (JAX: `x` is a JVP tracer, of any trace; a custom rule runs for it): computed --
     through the values functions closed over and the values passed for inputs a
@@ -77,7 +119,12 @@ def perturbed(x) -> bool:
                 continue   # a constant
             frame = _FRAMES.get(b)
             if frame is None:
-                if _inside_differentiation(b):
+                if follow_given:
+                    given = _given_to(b)
+                    src = None if given is None else given[b.invars.index(v)]
+                    if isinstance(src, core.Tracer) and src.known is None:
+                        stack.append(src)
+                elif _inside_differentiation(b):
                     return True
                 continue
             k = b.invars.index(v)

@@ -215,6 +215,13 @@ class BatchedFunction(StagedCallable):
                 for d, x in zip(dims, tree_util.tree_leaves((tuple(args), kwargs)))]
         leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))
         names = leaf_labels(self.fun, args, kwargs)
+        for x, d, name in zip(leaves, dims, names):
+            if d is not None and hi_state.is_mutable(x):   # (JAX: an AttributeError)
+                raise HiBatchingError(
+                    f"vmap maps {name}, a mutable hi value (hijax Variable): its hi "
+                    f"primitives define no batching rule",
+                    hint="pass it unmapped (in_axes=None), or map its arrays "
+                         "(e.g. nnx.with_vars(..., hijax=False))", loc=loc)
         # a mapped Ref argument: its value is mapped, the function gets a Ref of a slice
         refs = {i: x for i, (x, d) in enumerate(zip(leaves, dims))
                 if d is not None and isinstance(x, Ref)}
@@ -310,7 +317,10 @@ _is_key = dtypes.has_extended_dtype  # a typed PRNG key array (key data trailing
 
 def _is_array(x):
     """An array leaf (an Array, a staged value, a NumPy array or a key array), not a
-    Python scalar or another object."""
+    Python scalar or another object; a hi value (a hijax Variable) is none, even where
+    it forwards `aval` to its contents)."""
+    if hi_state.hi_type(x) is not None:
+        return False
     return (isinstance(x, (core.Tracer, np.ndarray)) or hasattr(x, "_buf") or _is_key(x)
             or isinstance(getattr(x, "aval", None), core.ShapedArray))
 
@@ -320,28 +330,40 @@ def _none_or_hi(x):
 
 
 class _HiOutputs:
-    """`fun` returning None where it returns mutable hi values (`objs`, at `where` among
-    its leaves and Nones); `put_back` puts them back into the batched result."""
+    """`fun` returning None where it returns mutable hi values it was given or closes
+    over (`objs`, at `where` among its leaves and Nones), and their arrays (`hi_state.Lo`
+    nodes, at `new`) where it returns ones it made (flax's nnx.vmap returns new hijax
+    Variables): `put_back` puts the former back into the batched result and raises the
+    latter to new values of their batched arrays, as JAX's vmap raises a hi output."""
 
     def __init__(self, fun):
-        self.fun, self.objs, self.where = fun, [], []
+        self.fun, self.objs, self.where, self.new = fun, [], [], []
 
     def __call__(self, *args, **kwargs):
-        out = as_callable(self.fun)(*args, **kwargs)
-        leaves = tree_util.tree_leaves(out, is_leaf=_none_or_hi)
-        self.where = [i for i, x in enumerate(leaves) if hi_state.is_mutable(x)]
-        if not self.where:
+        with hi_state.made_inside() as made:
+            out = as_callable(self.fun)(*args, **kwargs)
+        leaves, treedef = tree_util.tree_flatten(out, is_leaf=_none_or_hi)
+        his = [i for i, x in enumerate(leaves) if hi_state.is_mutable(x)]
+        self.where = [i for i in his if id(leaves[i]) not in made]
+        self.new = [i for i in his if id(leaves[i]) in made]
+        if not his:
             return out
         self.objs = [leaves[i] for i in self.where]
-        return tree_util.tree_map(lambda x: None if hi_state.is_mutable(x) else x, out,
-                                  is_leaf=_none_or_hi)
+        for i in self.where:
+            leaves[i] = None
+        for k, i in enumerate(self.new):
+            leaves[i] = hi_state.lowered(leaves[i], k)
+        return tree_util.tree_unflatten(treedef, leaves)
 
     def put_back(self, out):
-        if not self.where:
+        if not self.where and not self.new:
             return out
-        leaves, treedef = tree_util.tree_flatten(out, is_leaf=lambda x: x is None)
+        leaves, treedef = tree_util.tree_flatten(
+            out, is_leaf=lambda x: x is None or isinstance(x, hi_state.Lo))
         for i, obj in zip(self.where, self.objs):
             leaves[i] = obj
+        for i in self.new:
+            leaves[i] = hi_state.raised(leaves[i])
         return tree_util.tree_unflatten(treedef, leaves)
 
 

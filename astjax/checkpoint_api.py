@@ -110,6 +110,8 @@ class _Checkpoint(_Transformed):
     def stage_inline(self, *args, **kwargs):
         if not hi_state.pytype_aval_mappings:
             return self._stage(args, kwargs)
+        if hi_state.has_mutable((args, kwargs)):
+            return self._closing_over_hi(args, kwargs)
 
         def lifted(objs):   # (hijax Variables it writes where it closes over them)
             cap = hi_state.Lowering(list(objs))
@@ -122,6 +124,21 @@ class _Checkpoint(_Transformed):
             cap.write_back(states)
             return out
         return hi_state.carrying(lambda: self._stage(args, kwargs), lifted)
+
+    def _closing_over_hi(self, args, kwargs):
+        """A call passing hijax Variables: the arguments holding them (and the static
+        ones) closed over by the function checkpointed instead, so that they keep their
+        identity and their states are passed in and out as those of Variables it closes
+        over (`stage_inline`'s `lifted`). (JAX 0.10.2 fails here: an AttributeError from
+        the type's own rules.)"""
+        nums = sorted(set(self._static(args)) | {
+            i for i, a in enumerate(args) if hi_state.has_mutable(a)})
+        names = sorted({k for k in self.static_argnames if k in kwargs} | {
+            k for k, v in kwargs.items() if hi_state.has_mutable(v)})
+        fun, dyn, dyn_kw = _fix_arguments(self.fun, args, kwargs, nums, names)
+        cse = self.prevent_cse if not isinstance(self.prevent_cse, tuple) else tuple(
+            c for i, c in enumerate(self.prevent_cse) if i not in nums)
+        return _Checkpoint(fun, cse, self.policy).stage_inline(*dyn, **dyn_kw)
 
     def _stage(self, args, kwargs):
         fun, statics = self.fun, ()

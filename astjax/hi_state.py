@@ -131,12 +131,14 @@ def touch(args) -> None:
 def made(outs) -> None:
     """Mark the mutable hi values a hi primitive returned as made inside every watched
     staging."""
-    if not (_logs or _notes):
+    if not (_logs or _notes or _making):
         return
     for x in outs if isinstance(outs, (list, tuple)) else (outs,):
         if is_mutable(x):
             for log in (*_logs, *_notes):
                 log.local.add(id(x))
+            for ids in _making:
+                ids.add(id(x))
 
 
 class CapturedHiError(JAXTypeError):
@@ -200,6 +202,23 @@ class noting:
         return False
 
 
+_making: list[set] = []   # the `made_inside` collections open now
+
+
+class made_inside:
+    """Collect the ids of the mutable hi values made (by a hi primitive, or raised from
+    their arrays) while it is open -- not those swapped in: the set it enters with."""
+
+    def __enter__(self):
+        self.ids: set[int] = set()
+        _making.append(self.ids)
+        return self.ids
+
+    def __exit__(self, *exc):
+        del _making[next(i for i, ids in enumerate(_making) if ids is self.ids)]
+        return False
+
+
 class Lo:
     """A mutable hi value at a boundary: its arrays (the children) and, static, which
     distinct argument it is, its type and its qdd."""
@@ -255,18 +274,29 @@ def raise_tree(tree, diff=()):
             differentiated[id(obj)] = obj
         for log in (*_logs, *_notes):
             log.local.add(id(obj))
+        for ids in _making:
+            ids.add(id(obj))
         return obj
 
     out = tree_util.tree_map(up, tree, is_leaf=_is_lo)
     return out, [out_objs[i] for i in sorted(out_objs)]
 
 
+def lowered(x, index) -> Lo:
+    """The mutable hi value `x` now, as the `Lo` node numbered `index`."""
+    return Lo(index, hi_type(x), *_state(x))
+
+
+def raised(node: Lo):
+    """A fresh hi value of the `Lo` node's state."""
+    return raise_tree(node)[0]
+
+
 def finals(objs) -> list:
     """Each object's state now, as `Lo` nodes (indices in order)."""
     outs = []
     for i, obj in enumerate(objs):
-        qdd, vals = _state(obj)
-        outs.append(Lo(i, hi_type(obj), qdd, vals))
+        outs.append(lowered(obj, i))
     return outs
 
 

@@ -15,8 +15,8 @@ values, stored back in turn.
 """
 from __future__ import annotations
 
-from . import core, hi_state, tree_util
-from .ad_frames import carries_tangent
+from . import core, dtypes, hi_state, tree_util
+from .ad_frames import reaches_tangent
 from .errors import ArgumentTypeError
 from .hi_state import (CapturedHiError, Idents, Lowering, carrying,  # noqa: F401
                        cur_qdd, differentiated, finals, has_mutable, hi_type, is_mutable,
@@ -101,6 +101,33 @@ def aux_carrying(plain, transform, fun, has_aux):
     return carrying(plain, lifted)
 
 
+def primal_check(stage, fun, primals, what) -> None:
+    """`jvp` / `vjp` / `linearize` (`what`) with mutable hi values among `primals`: as
+    JAX differentiates them, `stage(g, lowered)` -- a reverse differentiation staging
+    `g`, `fun` on values raised from the lowered primals, all differentiated -- has the
+    hi primitives that touch them run their types' jvp rules (`check_jvp`), for what
+    they raise (flax: "jvp not implemented for 'get_variable' with QDD"); past them, a
+    located error. Nothing is stored back."""
+    low = Lowering(tuple(primals))
+    diff = frozenset(range(len(low.objs)))
+
+    def g(*a):
+        return run_lowered(fun, (a, {}), diff=diff)[0]
+    try:
+        with watching(writes_only=True):   # (values it closes over: put back)
+            stage(g, low.tree)
+    except CapturedHiError:
+        pass
+    finally:
+        differentiated.clear()
+    i = next(i for i, p in enumerate(primals) if has_mutable(p))
+    raise ArgumentTypeError(
+        f"{what} primal {i} holds a mutable hi value (a hijax Variable with "
+        f"quasi-dynamic data): astjax does not define its tangent",
+        hint="differentiate with respect to its arrays (e.g. nnx.with_vars(..., "
+             "hijax=False)), or close over it")
+
+
 def check_not_differentiated(args, argnums) -> None:
     """A mutable hi value among differentiated arguments whose type's jvp rule let it
     pass is refused (astjax differentiates arrays only)."""
@@ -129,7 +156,7 @@ def check_jvp(prim, args, params) -> None:
         return
     if not differentiation_level.depth:   # (a checkpoint's body: not differentiated)
         return
-    perturbed = [id(x) in differentiated or carries_tangent(x) for x in args]
+    perturbed = [id(x) in differentiated or _carries_tangent(x) for x in args]
     if not any(perturbed):
         return
     _in_rule[0] = True
@@ -141,6 +168,13 @@ def check_jvp(prim, args, params) -> None:
             rule(prim, tuple(args), tuple(tangents), **params)
     finally:
         _in_rule[0] = False
+
+
+def _carries_tangent(x):
+    """An inexact staged value carrying a tangent of a differentiation staging now,
+    also inside a loop body, a branch or an inner jit (`ad_frames.reaches_tangent`)."""
+    return (isinstance(x, core.Tracer) and x.known is None
+            and dtypes.is_inexact(x.aval.dtype) and reaches_tangent(x))
 
 
 def _maybe_perturbed(x):

@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from .. import core, dtypes, lax, tree_util, user_warnings
+from .. import core, dtypes, hi_state, lax, tree_util, user_warnings
 from ..codegen import sharded
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
@@ -336,8 +336,10 @@ def asarray_operand(x, name="argument"):
         return asarray(x)
     if getattr(x, "__jax_array__", None) is not None:
         # JAX's jnp functions are jitted: a pytree node (nnx's `Variable`) reaches them
-        # rebuilt around staged leaves and is converted; any other object is refused
-        if not tree_util.treedef_is_leaf(tree_util.tree_structure(x)):
+        # rebuilt around staged leaves and is converted, a hi value (nnx's hijax
+        # Variable) as a hi value too; any other object is refused
+        if (not tree_util.treedef_is_leaf(tree_util.tree_structure(x))
+                or hi_state.hi_type(x) is not None):
             return jax_array_protocol(x)
         raise ArgumentValueError(
             "Triggering __jax_array__() during abstractification is no longer supported. To "

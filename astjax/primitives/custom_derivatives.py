@@ -28,7 +28,7 @@ from ..errors import ArgumentTypeError, DifferentiationTypeError
 from ..pyast import lax_call
 from ..util import WrappedFun
 from .base import (call_rules, call_source, defvectorized, inline_call_jvp, instantiate,
-                   mark_unsupported, matchaxis, register, unmapped_aval)
+                   lax_ops, mark_unsupported, matchaxis, register, unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
            "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
@@ -253,10 +253,13 @@ def _custom_jvp_jvp(tx, primals, tangents, *, call_jaxpr, jvp, num_consts,
 
 
 def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
-    """The operands (consts too) move to batch dim 0 and every output is
-    mapped at 0, so that the user's rule, written for one example, is applied through
-    `_Vmapped`: it sees per-example shapes (`x.shape[0]` is the example's size)."""
+    """The operands (consts too) move to batch dim 0 and every output of the equation
+    is mapped at 0, so that the user's rule, written for one example, is applied through
+    `_Vmapped`: it sees per-example shapes (`x.shape[0]` is the example's size). An
+    output computed from unmapped operands only is then unmapped, as in JAX (one slice
+    of the equal slices: a hijax Variable's state the function writes stays unbatched)."""
     frame = core.axis_frame()
+    mapped = tx.mapped_outputs(call_jaxpr, list(dims), frame.size, frame.name)
     args = [matchaxis(x, d, 0, frame.size) for x, d in zip(args, dims)]
     body, extra, _ = tx.batch_subjaxpr(call_jaxpr, [0] * len(args), frame.size, frame.name,
                                        force_out=[True] * len(call_jaxpr.out_avals))
@@ -264,7 +267,11 @@ def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
                 jvp=_DropConsts(_Vmapped(jvp, frame.size, frame.name, tx.batch_jaxpr),
                                 len(extra)),
                 num_consts=num_consts + len(extra), **params)
-    return outs, [0] * len(outs)
+    if all(mapped):
+        return outs, [0] * len(outs)
+    take = lax_ops().index_in_dim
+    return ([x if m else take(x, 0, 0, keepdims=False) for x, m in zip(outs, mapped)],
+            [0 if m else None for m in mapped])
 
 
 register(custom_jvp_call_p, **call_rules("call_jaxpr"), jvp=_custom_jvp_jvp, batch=_custom_jvp_batch,
@@ -288,6 +295,9 @@ def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, 
 
 
 def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **params):
+    """As `_custom_jvp_batch`, with the user's fwd and bwd applied through `_Vmapped`;
+    every output stays mapped (JAX's bwd sees an unmapped output's cotangent in every
+    example: one slice would give it to one)."""
     frame = core.axis_frame()
     args = [matchaxis(x, d, 0, frame.size) for x, d in zip(args, dims)]
     body, consts, _ = tx.batch_subjaxpr(call_jaxpr, [0] * len(args), frame.size, frame.name,
