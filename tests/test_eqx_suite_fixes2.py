@@ -1,0 +1,101 @@
+"""Fixes found by running equinox's own test suite on astjax (its `test_make_jaxpr`,
+`test_nontraceable`, `test_pformat`, ...), each a minimal case of JAX 0.10.2's
+behaviour; none needs equinox."""
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+from astjax import lax
+from astjax.primitives.elementwise import BINARY
+
+# -- lax's binary primitives broadcast size-1 dimensions themselves (JAX's
+# `broadcasting_shape_rule`), so jnp promotes ranks only: `x[None] * x[:, None]` is
+# two `broadcast_in_dim`s and a `mul`, as JAX prints it (equinox's test_make_jaxpr).
+
+_F = np.array([[0.3], [1.7]], np.float32), np.array([[0.6, 1.1, 2.5]], np.float32)
+_I = np.array([[3], [6]], np.int32), np.array([[1, 2, 5]], np.int32)
+_FLOAT_OPS = ["add", "add_any", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2",
+              "nextafter", "complex"]
+
+
+def _operands(name):
+    if name in _FLOAT_OPS:
+        return _F
+    if name == "polygamma":
+        return np.array([[1.0], [2.0]], np.float32), _F[1]
+    return _I
+
+
+def _full(x, y):
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    return jnp.broadcast_to(x, shape), jnp.broadcast_to(y, shape)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_primitive_broadcasts_size1_dims(name):
+    """Each binary primitive on (2, 1) and (1, 3) operands: a (2, 3) result equal to
+    the one on operands broadcast first, staged as one equation."""
+    p = BINARY[name]
+    x, y = _operands(name)
+    np.testing.assert_array_equal(np.asarray(p.bind(x, y)), np.asarray(p.bind(*_full(x, y))))
+    jaxpr = jax.make_jaxpr(lambda a, b: p.bind(a, b))(x, y).jaxpr
+    assert [e.primitive.name for e in jaxpr.eqns] == [name]
+    assert jaxpr.outvars[0].aval.shape == (2, 3)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow", "max", "min", "atan2",
+                                  "rem", "add_any"])
+def test_binary_primitive_size1_derivatives(name):
+    """jvp, grad and vmap of a broadcasting binary primitive equal those of the same
+    primitive on explicitly broadcast operands (the cotangents summed back to (2, 1)
+    and (1, 3))."""
+    p = BINARY[name]
+    x, y = _F
+
+    def f(a, b):
+        return jnp.sum(jnp.sin(p.bind(a, b)))
+
+    def g(a, b):
+        return jnp.sum(jnp.sin(p.bind(*_full(a, b))))
+
+    for argnums in (0, 1, (0, 1)):
+        got, want = jax.grad(f, argnums)(x, y), jax.grad(g, argnums)(x, y)
+        for u, v in zip(np.atleast_1d(got) if argnums != (0, 1) else got,
+                        np.atleast_1d(want) if argnums != (0, 1) else want):
+            np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=1e-5, atol=1e-6)
+    tx, ty = np.ones_like(x), np.full_like(y, 0.5)
+    np.testing.assert_allclose(np.asarray(jax.jvp(f, (x, y), (tx, ty))[1]),
+                               np.asarray(jax.jvp(g, (x, y), (tx, ty))[1]), rtol=1e-5)
+    xs = np.stack([x, 2 * x])
+    for axes, args in (((0, None), (xs, y)), ((None, 0), (x, np.stack([y, y + 1]))),
+                       ((0, 0), (xs, np.stack([y, y + 1])))):
+        got = jax.vmap(lambda a, b: p.bind(a, b), in_axes=axes)(*args)
+        want = jax.vmap(lambda a, b: p.bind(*_full(a, b)), in_axes=axes)(*args)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+def test_binary_primitive_shape_errors_as_jax():
+    """Sizes other than 1 that differ, or different ranks: JAX's TypeErrors."""
+    with pytest.raises(TypeError, match="add got incompatible shapes for broadcasting: "
+                                        r"\(2, 3\), \(2, 4\)\."):
+        lax.add(jnp.ones((2, 3)), jnp.ones((2, 4)))
+    with pytest.raises(TypeError, match="arrays must have the same number of dimensions"):
+        lax.mul(jnp.ones((2, 3)), jnp.ones((3,)))
+
+
+def test_jnp_binary_promotes_ranks_only():
+    """`x[None] * x[:, None]` stages as JAX's: the operands keep their size-1
+    dimensions (no reshape + broadcast of each), and different ranks are padded with
+    leading 1s only."""
+    def f(x):
+        return x[None] * x[:, None]
+    jaxpr = jax.make_jaxpr(f)(jnp.ones(2)).jaxpr
+    assert [e.primitive.name for e in jaxpr.eqns] == ["broadcast_in_dim", "broadcast_in_dim",
+                                                      "mul"]
+    jaxpr = jax.make_jaxpr(jnp.add)(jnp.ones((2, 3)), jnp.ones(3)).jaxpr
+    assert [e.primitive.name for e in jaxpr.eqns] == ["broadcast_in_dim", "add"]
+    assert jaxpr.eqns[0].outvars[0].aval.shape == (1, 3)
+    jaxpr = jax.make_jaxpr(jnp.add)(jnp.ones((2, 3)), jnp.ones((1, 3))).jaxpr
+    assert [e.primitive.name for e in jaxpr.eqns] == ["add"]
+    np.testing.assert_array_equal(np.asarray(f(jnp.arange(2.0))), [[0.0, 0.0], [0.0, 1.0]])
