@@ -99,3 +99,54 @@ def test_jnp_binary_promotes_ranks_only():
     jaxpr = jax.make_jaxpr(jnp.add)(jnp.ones((2, 3)), jnp.ones((1, 3))).jaxpr
     assert [e.primitive.name for e in jaxpr.eqns] == ["add"]
     np.testing.assert_array_equal(np.asarray(f(jnp.arange(2.0))), [[0.0, 0.0], [0.0, 1.0]])
+
+
+# -- host callbacks receive device Arrays, as JAX's `device_put` of their operands
+# hands them over (equinox's `debug.backward_nan` prints `repr`s of them:
+# "primals=Array(1., dtype=float32)", not NumPy's "array(1., ...)").
+
+def test_callbacks_receive_arrays():
+    """`debug.callback`, `pure_callback` and `io_callback`, staged or eager, call the
+    function on `jax.Array`s."""
+    from astjax.compat.experimental import io_callback
+    seen = []
+
+    def cb(v):
+        seen.append(isinstance(v, jax.Array))
+        return np.asarray(v)
+
+    def f(x):
+        jax.debug.callback(cb, x)
+        y = jax.pure_callback(cb, jax.ShapeDtypeStruct((), jnp.float32), x)
+        return y + io_callback(cb, jax.ShapeDtypeStruct((), jnp.float32), x)
+
+    assert float(jax.jit(f)(jnp.float32(1.0))) == 2.0
+    jax.effects_barrier()
+    f(jnp.float32(1.0))
+    jax.effects_barrier()
+    assert seen == [True] * 6
+
+
+def test_debug_print_formats_arrays(capfd):
+    """`jax.debug.print` formats its operands as Arrays: an object whose `__repr__`
+    shows a leaf prints JAX's `Array(...)` repr."""
+    class R:
+        def __init__(self, x):
+            self.x = x
+
+        def __repr__(self):
+            return repr(self.x)
+
+    jax.tree_util.register_pytree_node(R, lambda r: ((r.x,), None), lambda _, c: R(*c))
+
+    @jax.jit
+    def f(x):
+        jax.debug.print("{x}", x=R(x))
+        return x
+
+    capfd.readouterr()
+    f(jnp.float32(1.0))
+    jax.effects_barrier()
+    jax.debug.print("{}", R(jnp.float32(2.0)))
+    assert capfd.readouterr()[0] == ("Array(1., dtype=float32)\n"
+                                     "Array(2., dtype=float32)\n")
