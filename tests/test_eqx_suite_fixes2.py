@@ -150,3 +150,26 @@ def test_debug_print_formats_arrays(capfd):
     jax.debug.print("{}", R(jnp.float32(2.0)))
     assert capfd.readouterr()[0] == ("Array(1., dtype=float32)\n"
                                      "Array(2., dtype=float32)\n")
+
+
+def test_vmap_of_binary_primitive_as_jax():
+    """`vmap` of a binary primitive is JAX's `broadcast_batcher`: an unbatched operand
+    gains a leading size-1 dimension (the primitive broadcasts it) and batch dimensions
+    that disagree move to the front, the result batched at 0."""
+    def eqns(f, *args, in_axes):
+        jaxpr = jax.make_jaxpr(jax.vmap(f, in_axes=in_axes))(*args).jaxpr
+        return [(e.primitive.name, e.outvars[0].aval.shape) for e in jaxpr.eqns]
+
+    x, y = jnp.ones((4, 3)), jnp.ones(3)
+    assert eqns(jnp.add, x, y, in_axes=(0, None)) == [("broadcast_in_dim", (1, 3)),
+                                                      ("add", (4, 3))]
+    assert eqns(jnp.multiply, x.T, y, in_axes=(1, None)) == [
+        ("transpose", (4, 3)), ("broadcast_in_dim", (1, 3)), ("mul", (4, 3))]
+    assert eqns(jnp.multiply, x.T, x, in_axes=(1, 0)) == [("transpose", (4, 3)),
+                                                          ("mul", (4, 3))]
+    assert eqns(jnp.multiply, jnp.ones(4), y, in_axes=(0, None)) == [
+        ("broadcast_in_dim", (1, 3)), ("broadcast_in_dim", (4, 1)), ("mul", (4, 3))]
+    np.testing.assert_array_equal(
+        np.asarray(jax.vmap(jnp.subtract, in_axes=(1, None))(jnp.arange(6.0).reshape(3, 2),
+                                                             jnp.arange(3.0))),
+        np.arange(6.0).reshape(3, 2).T - np.arange(3.0))

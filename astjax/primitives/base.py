@@ -261,6 +261,11 @@ def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True, check=
     register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering,
              source=source or lax_source(name))
     defbroadcasting(p)
+
+    def batch(args, dims, **params):   # (JAX's `broadcast_batcher`: size-1 dimensions)
+        from .broadcasting import broadcast_batcher
+        return broadcast_batcher(p, args, dims, params)
+    p.batch = batch
     return p
 
 
