@@ -1,4 +1,4 @@
-"""`pure_callback` and `io_callback`: call a Python function (on NumPy arrays) from
+"""`pure_callback` and `io_callback`: call a Python function (on host Arrays) from
 inside a staged program. Outside any transformation the function simply runs."""
 from __future__ import annotations
 
@@ -37,7 +37,9 @@ def flat_host_call(callback, args, kwargs, result_avals, result_tree):
     leaves, in_tree = tree_util.flatten_for_staging((args, kwargs))
 
     def flat(*np_leaves):
-        a, k = tree_util.tree_unflatten(in_tree, list(np_leaves))
+        # (the callback sees arrays on the host's CPU device, as JAX's `device_put` of
+        # its operands hands them over, not the NumPy values the runtime passes)
+        a, k = tree_util.tree_unflatten(in_tree, [_on_host(x) for x in np_leaves])
         out = callback(*a, **k)
         if result_tree is None:
             return []
@@ -47,6 +49,18 @@ def flat_host_call(callback, args, kwargs, result_avals, result_tree):
                             f"where result_shape_dtypes has structure {result_tree}")
         return out_leaves
     return leaves, HostCall(flat, result_avals)
+
+
+# (the one place `core.host_array` is set: docs/architecture.md's hooks)
+core.host_array = lambda x: device_put(x, runtime.default_device())
+
+
+def _on_host(x):
+    """A callback operand as a device Array (a float0 one stays a NumPy array, as
+    JAX's)."""
+    if isinstance(x, np.ndarray) and x.dtype != dtypes.float0:
+        return core.host_array(x)
+    return x
 
 
 def _callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
@@ -99,7 +113,7 @@ def _place(value, operands):
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
                   **kwargs):
-    """Call `callback(*args, **kwargs)` (NumPy arrays in, a pytree like
+    """Call `callback(*args, **kwargs)` (host Arrays in, a pytree like
     `result_shape_dtypes` out) from staged code. It must have no side effects: it may
     be skipped when its result is unused, or called again. Under `vmap`,
     `vmap_method` says how to call it ('sequential', 'expand_dims', 'broadcast_all')."""

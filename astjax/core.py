@@ -620,6 +620,11 @@ def extend_axis_env(name, size, kind="vmap") -> util.pushed:
 # primitive on concrete values -- the eager path of `bind` outside any staging.
 eager_backend: Callable | None = None
 
+# Hook set in one spot, by callbacks_api.py: a NumPy value made a device Array on the
+# default device (committed), as JAX's host callbacks (`debug.print`, `pure_callback`)
+# receive their operands.
+host_array: Callable | None = None
+
 
 def bind(prim: Primitive, /, *args, **params):
     """Apply primitive `prim` to `args`: record it in the current staging builder, or evaluate eagerly."""

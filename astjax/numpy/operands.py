@@ -505,12 +505,14 @@ def promote_operands(args):
     return out
 
 
-def promote_shapes(*args, name=None):
+def promote_shapes(*args, name=None, ranks_only=False):
     """Broadcast the operands of an elementwise function to one shape. As in JAX,
     operands of one rank (or 0-d ones) that do not broadcast are a TypeError (the lax
     primitive's), operands of different ranks a ValueError (rank promotion).
-    Args: *args: operands; name: function name for messages.
-    Returns: list of operands of one shape (0-d ones left as-is).
+    Args: *args: operands; name: function name for messages; ranks_only: only give
+    the operands one rank (leading size-1 dimensions, JAX's `promote_shapes`), for a
+    lax primitive that broadcasts size-1 dimensions itself.
+    Returns: list of operands of one shape (0-d ones left as-is), or of one rank.
     Vs NumPy: rank promotion follows jax_numpy_rank_promotion."""
     shapes = [core.get_aval(a).shape for a in args]
     if all(s == shapes[0] for s in shapes):
@@ -523,24 +525,32 @@ def promote_shapes(*args, name=None):
             raise
         raise type(e)(f"{name} got incompatible shapes for broadcasting: "
                       + ", ".join(str(tuple(s)) for s in shapes) + ".") from None
+    if ranks_only:
+        if len({len(s) for s in shapes if s}) < 2:
+            return list(args)
+        return [a if len(s) == len(shape) else lax.broadcast_in_dim(
+            a, (1,) * (len(shape) - len(s)) + tuple(s),
+            tuple(range(len(shape) - len(s), len(shape)))) for a, s in zip(args, shapes)]
     return [a if s == () or s == shape else broadcast_to_shape(a, shape)
             for a, s in zip(args, shapes)]
 
 
-def promote_args(name, *args):
+def promote_args(name, *args, ranks_only=False):
     """Promote operands to a common dtype, then a common shape.
-    Args: name: function name for messages; *args: operands.
+    Args: name: function name for messages; *args: operands; ranks_only: see
+    `promote_shapes`.
     Returns: list of promoted operands.
     Vs NumPy: JAX dtype and rank promotion rules."""
     args = [asarray_operand(a) for a in args]
     check_no_float0(name, args)
     check_rank_promotion(name, *args)
-    return promote_shapes(*promote_operands(args), name=name)
+    return promote_shapes(*promote_operands(args), name=name, ranks_only=ranks_only)
 
 
-def promote_args_inexact(name, *args):
+def promote_args_inexact(name, *args, ranks_only=False):
     """Like `promote_args`, but ints and bools become floats.
-    Args: name: function name for messages; *args: operands.
+    Args: name: function name for messages; *args: operands; ranks_only: see
+    `promote_shapes`.
     Returns: list of inexact operands of one shape.
     Vs NumPy: ints up to 32 bits and bools promote to float32, 64-bit ints to float64
     under x64 (as JAX's `to_inexact_dtype`)."""
@@ -551,7 +561,7 @@ def promote_args_inexact(name, *args):
     if not dtypes.is_inexact(dt):
         fdt = dtypes.to_inexact(dt)
         args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
-    return promote_shapes(*promote_operands(args), name=name)
+    return promote_shapes(*promote_operands(args), name=name, ranks_only=ranks_only)
 
 
 def promote_dtypes_inexact(*args):

@@ -214,7 +214,9 @@ def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
             raise _named_operand(e, name, x1, x2) from None
 
     def promoted(x, y):
-        return lax_fn(*(promote_args_inexact if inexact else promote_args)(name, x, y))
+        # (lax's binary primitives broadcast size-1 dimensions: ranks promoted only)
+        return lax_fn(*(promote_args_inexact if inexact else promote_args)(
+            name, x, y, ranks_only=True))
     jitted = _jitted(name, promoted)
     f.__name__ = name
     f.__doc__ = _doc(name) if doc is None else doc

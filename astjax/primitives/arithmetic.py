@@ -18,9 +18,9 @@ import numpy as np
 from .. import core, dtypes
 from ..errors import DTypeError
 from ..pyast import dtype_expr, lax_call, pyconst
-from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binary_shape, binop, check_dtype,
+from .base import (ANY, NUMBER, REAL, as_operand, bcast_operand, binary_shape, binop, check_dtype,
                    defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
-                   match_scalars, numeric, sum_tangents, tangent_aval, unbcast_rank0, unop,
+                   match_scalars, numeric, sum_tangents, tangent_aval, unbcast_operand, unop,
                    weak_const)
 from .comparisons import eq, ge, minmax_values, ordered_gt, ordered_lt
 
@@ -248,7 +248,7 @@ def _add_like(p, sign_y):
         shape = tangent_aval(out).shape
         tx, ty = tangents
         if not (is_zero(tx) or is_zero(ty)):   # the tangents combined by `p` itself, as JAX
-            return out, p.bind(bcast_rank0(tx, shape), bcast_rank0(ty, shape))
+            return out, p.bind(bcast_operand(tx, shape), bcast_operand(ty, shape))
         if sign_y < 0 and not is_zero(ty):
             ty = neg(ty)
         tout = sum_tangents([tx, ty], shape)
@@ -257,10 +257,10 @@ def _add_like(p, sign_y):
     def transpose(ct, x, y):
         if is_zero(ct):
             return [None, None]
-        cx = unbcast_rank0(ct, x.aval) if is_undefined(x) else None
+        cx = unbcast_operand(ct, x.aval) if is_undefined(x) else None
         cy = None
         if is_undefined(y):
-            cy = unbcast_rank0(ct if sign_y > 0 else neg(ct), y.aval)
+            cy = unbcast_operand(ct if sign_y > 0 else neg(ct), y.aval)
         return [cx, cy]
     p.jvp = rule
     deftranspose(p, transpose)
@@ -314,9 +314,9 @@ def _mul_transpose(ct, x, y, out_dtype=None):
         raise AssertionError("mul of two linear values is not linear")
     if is_undefined(x):
         od = {} if out_dtype is None else {"out_dtype": x.aval.dtype}
-        return [unbcast_rank0(mul(ct, y, **od), x.aval), None]
+        return [unbcast_operand(mul(ct, y, **od), x.aval), None]
     od = {} if out_dtype is None else {"out_dtype": y.aval.dtype}
-    return [None, unbcast_rank0(mul(x, ct, **od), y.aval)]
+    return [None, unbcast_operand(mul(x, ct, **od), y.aval)]
 
 
 def _mul_source(gen, eqn):
@@ -393,7 +393,7 @@ def _div_transpose(ct, x, y):
         raise AssertionError("div is not linear in its divisor")
     if is_zero(ct):
         return [None, None]
-    return [unbcast_rank0(div(ct, y), x.aval), None]
+    return [unbcast_operand(div(ct, y), x.aval), None]
 
 
 div_p = binop("div", _np_div, "stablehlo.divide", source=infix_source(ast.Div, "div"))
@@ -437,7 +437,7 @@ def _minmax_coef(pick_gt):
     def coef_x(t, z, x, y):
         lax = lax_ops()
         shape = tangent_aval(z).shape
-        xb, yb = bcast_rank0(x, shape), bcast_rank0(y, shape)
+        xb, yb = bcast_operand(x, shape), bcast_operand(y, shape)
         win = ordered_gt(xb, yb) if pick_gt else ordered_lt(xb, yb)
         c = lax.select(win, lax.full_like(z, 1), lax.full_like(z, 0))
         c = lax.select(eq(xb, yb), lax.full_like(z, 0.5), c)

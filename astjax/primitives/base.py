@@ -198,12 +198,28 @@ def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None, source=No
     return p
 
 
+def _is_one(d) -> bool:
+    return type(d) is int and d == 1
+
+
 def binary_shape(name, *avals):
-    shapes = [a.shape for a in avals if a.shape != ()]
-    if shapes and any(s != shapes[0] for s in shapes):
-        raise ShapeError(f"`{name}` got incompatible shapes "
-                         f"{', '.join(str(a.shape) for a in avals)}")
-    return shapes[0] if shapes else ()
+    """The result shape of an elementwise primitive, by JAX's rule for lax's n-ary
+    operations: rank-0 operands broadcast, the others have one rank, and each of their
+    dimensions is one size or 1 (a size-1 dimension broadcasts)."""
+    shapes = [tuple(a.shape) for a in avals if a.shape != ()]
+    if not shapes or all(s == shapes[0] for s in shapes):
+        return shapes[0] if shapes else ()
+    if len({len(s) for s in shapes}) != 1:
+        raise ShapeError(f"{name}: arrays must have the same number of dimensions, "
+                         f"got {set(len(s) for s in shapes)}")
+    out = []
+    for ds in zip(*shapes):
+        sizes = {d for d in ds if not _is_one(d)}
+        if len(sizes) > 1:
+            raise ShapeError(f"{name} got incompatible shapes for broadcasting: "
+                             + ", ".join(str(s) for s in shapes) + ".")
+        out.append(next(iter(sizes), 1))
+    return tuple(out)
 
 
 def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True, check=None,
@@ -245,6 +261,11 @@ def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True, check=
     register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering,
              source=source or lax_source(name))
     defbroadcasting(p)
+
+    def batch(args, dims, **params):   # (JAX's `broadcast_batcher`: size-1 dimensions)
+        from .broadcasting import broadcast_batcher
+        return broadcast_batcher(p, args, dims, params)
+    p.batch = batch
     return p
 
 
@@ -367,23 +388,35 @@ def is_zero(t):
     return isinstance(t, core.Zero)
 
 
-def bcast_rank0(t, shape):
-    """Broadcast a rank-0 operand's tangent/cotangent to `shape`."""
+def bcast_operand(t, shape):
+    """Broadcast an elementwise operand (or its tangent / cotangent) to the result's
+    `shape`: a rank-0 one, or one whose size-1 dimensions broadcast (JAX's
+    `_maybe_broadcast`: the size-1 dimensions reshaped away, then `broadcast_in_dim`)."""
     a = tangent_aval(t)
-    if a.shape == tuple(shape):
+    shape = tuple(shape)
+    if a.shape == shape:
         return t
-    from .structural import broadcast_in_dim
-    return broadcast_in_dim(t, shape, ())
+    from .structural import broadcast_in_dim, reshape
+    if not a.shape:
+        return broadcast_in_dim(t, shape, ())
+    keep = tuple(i for i, (d, n) in enumerate(zip(a.shape, shape)) if d == n)
+    return broadcast_in_dim(reshape(t, tuple(a.shape[i] for i in keep)), shape, keep)
 
 
-def unbcast_rank0(ct, aval):
-    """Sum a cotangent down to a rank-0 operand's shape (binops broadcast rank 0)."""
+def unbcast_operand(ct, aval):
+    """Sum a cotangent down to the shape of an operand an elementwise primitive
+    broadcast (rank 0, or size-1 dimensions: JAX's `_unbroadcast`)."""
     if is_zero(ct):
         return core.Zero(aval)
-    if tangent_aval(ct).shape != aval.shape:
-        from .reductions import reduce_sum
-        ct = reduce_sum(ct, tuple(range(tangent_aval(ct).ndim)))
-    return ct
+    shape = tangent_aval(ct).shape
+    if shape == aval.shape:
+        return ct
+    from .reductions import reduce_sum
+    from .structural import reshape
+    if not aval.shape:
+        return reduce_sum(ct, tuple(range(len(shape))))
+    dims = tuple(i for i, (d, n) in enumerate(zip(shape, aval.shape)) if d != n)
+    return reshape(reduce_sum(ct, dims), aval.shape)
 
 
 def weak_const(x, v):
@@ -396,7 +429,7 @@ def sum_tangents(ts, shape):
     for t in ts:
         if is_zero(t):
             continue
-        t = bcast_rank0(t, shape)
+        t = bcast_operand(t, shape)
         out = t if is_zero(out) else add_tangents(out, t)
     return out
 
@@ -551,11 +584,10 @@ def defbroadcasting(p, scalar_ok=None):
         ranks = [a.ndim - (d is not None) for a, d in zip(avals, dims)]
         r = max(ranks)
         out_d = next((d for d, rk in zip(dims, ranks) if d is not None and rk == r), 0)
-        shape = None
-        for a, d, rk in zip(avals, dims, ranks):
-            if rk == r:
-                shape = [s for i, s in enumerate(a.shape) if i != d]
-                break
+        # (the operands' shapes without their batch dimensions, size-1 ones broadcast)
+        shape = binary_shape(p.name, *(ShapedArray(tuple(s for i, s in enumerate(a.shape)
+                                                         if i != d), a.dtype)
+                                       for a, d, rk in zip(avals, dims, ranks) if rk == r))
         full = list(shape)
         full.insert(out_d, size)
         full = tuple(full)

@@ -75,7 +75,9 @@ def host_call(params) -> HostCall:
     record = params["logging_record"]
 
     def run(*dyn):
-        it = iter(dyn)
+        # (formatted as JAX's: device Arrays, whose repr is `Array(...)`)
+        it = iter(core.host_array(x) if isinstance(x, np.ndarray) and x.dtype.kind != "V"
+                  else x for x in dyn)
         leaves = [static[i] if i in static else next(it)
                   for i in range(len(static) + len(dyn))]
         args, kwargs = tree_util.tree_unflatten(in_tree, leaves)

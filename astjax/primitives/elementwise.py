@@ -19,9 +19,9 @@ import numpy as np
 from .. import core, dtypes
 from ..errors import DTypeError, DerivativeValueError
 from ..precision_config import AccuracyMode, accuracy_attribute, check_accuracy
-from .base import (ANY, FLOAT, INEXACT, as_operand, bcast_rank0, binop, defjvp, deflinear,
+from .base import (ANY, FLOAT, INEXACT, as_operand, bcast_operand, binop, defjvp, deflinear,
                    is_zero, lax_ops, mark_unsupported, match_scalars, tangent_aval,
-                   unbcast_rank0, unop)
+                   unbcast_operand, unop)
 from .arithmetic import (Zero, _c, _real_dtype, add, div, eq, integer_pow, is_undefined, mul,
                          neg, sub)
 # the rest of the elementwise family, re-exported (`elementwise.add_p`, `lax.add`, ...)
@@ -559,8 +559,8 @@ def _complex_transpose(ct, x, y):
     transpose `complex(0, -ct)`."""
     if is_zero(ct):
         return [Zero(tangent_aval(x)), Zero(tangent_aval(y))]
-    return [unbcast_rank0(real(ct), tangent_aval(x)) if is_undefined(x) else None,
-            unbcast_rank0(neg(imag(ct)), tangent_aval(y)) if is_undefined(y) else None]
+    return [unbcast_operand(real(ct), tangent_aval(x)) if is_undefined(x) else None,
+            unbcast_operand(neg(imag(ct)), tangent_aval(y)) if is_undefined(y) else None]
 
 
 complex_p = binop("complex", lambda x, y: x + 1j * y, "stablehlo.complex", FLOAT,
@@ -578,7 +578,7 @@ def _pow_jvp_x(t, z, x, y):
     # JAX's for a floating y (integer exponents are integer_pow's, whose derivative of
     # x**0 is 0); an integer array y counts in x's dtype
     d = mul(_as_base(y, x), pow(x, sub(y, _c(y, 1))))
-    return mul(t, bcast_rank0(d, tangent_aval(z).shape))
+    return mul(t, bcast_operand(d, tangent_aval(z).shape))
 
 
 def _as_base(y, x):
@@ -589,8 +589,8 @@ def _as_base(y, x):
 def _pow_jvp_y(t, z, x, y):
     # d/dy x**y = log(x) * x**y, taking 0 where x == 0 and y >= 0
     lax = lax_ops()
-    lx = log(bcast_rank0(x, tangent_aval(z).shape))
-    safe = lax.select(eq(bcast_rank0(x, tangent_aval(z).shape), _c(x, 0)),
+    lx = log(bcast_operand(x, tangent_aval(z).shape))
+    safe = lax.select(eq(bcast_operand(x, tangent_aval(z).shape), _c(x, 0)),
                       lax.full_like(z, 0), lx)
     return mul(t, mul(safe, z))
 

@@ -10,7 +10,7 @@ from ..core import ShapedArray, bind
 from ..errors import DTypeError, ShapeError
 from ..pyast import call, lax_call
 from . import elementwise as ew
-from .base import (bcast_rank0, defbroadcasting, instantiate, is_zero, match_scalars,
+from .base import (bcast_operand, defbroadcasting, instantiate, is_zero, match_scalars,
                    register)
 from .base import tangent_aval as _aval
 from .structural import full_like
@@ -140,11 +140,11 @@ def _clamp_jvp(primals, tangents):
     shape = _aval(out).shape
     if all(is_zero(t) for t in tangents):
         return out, core.Zero(_aval(out))
-    below = bind(ew.lt_p, x, bcast_rank0(lo, shape))
-    above = bind(ew.gt_p, x, bcast_rank0(hi, shape))
+    below = bind(ew.lt_p, x, bcast_operand(lo, shape))
+    above = bind(ew.gt_p, x, bcast_operand(hi, shape))
     t = instantiate(tx, _aval(x))
-    t = select(below, bcast_rank0(instantiate(tlo, _aval(lo)), shape), t)
-    t = select(above, bcast_rank0(instantiate(thi, _aval(hi)), shape), t)
+    t = select(below, bcast_operand(instantiate(tlo, _aval(lo)), shape), t)
+    t = select(above, bcast_operand(instantiate(thi, _aval(hi)), shape), t)
     return out, t
 
 
