@@ -139,18 +139,15 @@ class _Vmapped:
                 k += n
             res = self.fn(*parts, **static)
             groups = [res] if self.single else list(res)
-            groups = [[_zeros_if_none(x) for x in g] for g in groups]
-            struct[0] = [len(g) for g in groups]
-            return [x for g in groups for x in g]
+            # a None (a bwd's zero cotangent) stays None, outside the batched body
+            struct[0] = [[x is None for x in g] for g in groups]
+            return [x for g in groups for x in g if x is not None]
 
         with core.extend_axis_env(self.name, self.size):
             closed = core.stage(body, avals)
         outs, dims = self.batch_jaxpr(closed, [0] * len(flat), self.size, self.name, flat)
-        outs = [matchaxis(o, d, 0, self.size) for o, d in zip(outs, dims)]
-        groups, k = [], 0
-        for n in struct[0]:
-            groups.append(outs[k:k + n])
-            k += n
+        it = (matchaxis(o, d, 0, self.size) for o, d in zip(outs, dims))
+        groups = [[None if none else next(it) for none in g] for g in struct[0]]
         return groups[0] if self.single else tuple(groups)
 
 
@@ -167,12 +164,6 @@ class _DropConsts:
 
     def __call__(self, consts, *lists, **static):
         return self.fn(list(consts)[self.n:], *lists, **static)
-
-
-def _zeros_if_none(x):
-    if x is None:  # a symbolic-zero cotangent from a user bwd: kept as None
-        raise NotImplementedError("None cotangents are not supported under vmap")
-    return x
 
 
 # ---------------------------------------------------------------- custom_jvp_call
