@@ -54,6 +54,8 @@ _CASES = {
         lambda x, h: _no_grad(_history(x, h)))(x, h)), 1.0),
     "vmap": (lambda x, h: jnp.sum(_no_grad(astjax.vmap(_history)(x, jnp.stack([h] * 3)))),
              3.0),
+    "vmap_unbatched": (lambda x, h: jnp.sum(_no_grad(
+        astjax.vmap(_history, in_axes=(0, None))(x, h))), 1.0),
     # JAX skips these: a jit / cond / checkpoint whose cotangents are all zero, and a
     # custom_vjp whose result nothing differentiable uses
     "zero_into_jit": (lambda x, h: jnp.sum(_no_grad(astjax.jit(_history)(x, h))), 0.0),
@@ -94,3 +96,25 @@ def test_custom_vjp_bwd_returning_none_under_vmap():
     gx, gy = astjax.grad(lambda x, y: jnp.sum(astjax.vmap(f)(x, y)), argnums=(0, 1))(x, y)
     np.testing.assert_array_equal(gx, np.full(3, 2.0, np.float32))
     np.testing.assert_array_equal(gy, np.zeros(3, np.float32))
+
+
+@astjax.custom_vjp
+def _scaled(x, h, k):
+    return x * h + k
+
+
+_scaled.defvjp(lambda x, h, k: (x * h + k, (x, h + 1.0)),
+               lambda res, g: (g, res[1], g * res[0]))
+
+
+def test_vmapped_custom_vjp_unbatched_argument_cotangent_as_jax():
+    """vmap(custom_vjp) with arguments not mapped (in_axes None): JAX keeps them
+    unbatched, so a cotangent bwd computes from unbatched residuals only is given once,
+    and one that depends on the batch is summed over it. astjax broadcast the arguments
+    (and so fwd's residuals) to the batch first: the first came back batch-size times."""
+    x, h, k = jnp.arange(6.0).reshape(2, 3), jnp.zeros(3), jnp.zeros(3)
+    loss = lambda x, h, k: jnp.sum(astjax.vmap(_scaled, in_axes=(0, None, None))(x, h, k))
+    gx, gh, gk = astjax.grad(loss, argnums=(0, 1, 2))(x, h, k)
+    np.testing.assert_array_equal(gx, np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(gh, np.ones(3, np.float32))          # h + 1, once
+    np.testing.assert_array_equal(gk, np.array([3.0, 5.0, 7.0], np.float32))  # sum of g * x
