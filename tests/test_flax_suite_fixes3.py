@@ -118,3 +118,27 @@ def test_vmapped_custom_vjp_unbatched_argument_cotangent_as_jax():
     np.testing.assert_array_equal(gx, np.ones((2, 3), np.float32))
     np.testing.assert_array_equal(gh, np.ones(3, np.float32))          # h + 1, once
     np.testing.assert_array_equal(gk, np.array([3.0, 5.0, 7.0], np.float32))  # sum of g * x
+
+
+@astjax.custom_vjp
+def _wrong_shape(x, h):
+    return x * h
+
+
+_wrong_shape.defvjp(lambda x, h: (x * h, h), lambda h, g: (g, h))
+
+
+@pytest.mark.parametrize("vmapped", [False, True])
+def test_custom_vjp_bwd_cotangent_of_another_shape_is_jax_value_error(vmapped):
+    """A bwd cotangent shaped otherwise than its argument (f32[3] for a scalar): JAX's
+    ValueError naming the output; astjax returned it as the scalar's gradient, silently."""
+    x, h = jnp.float32(2.0), jnp.ones(3)
+    if vmapped:
+        fn = lambda x, h: jnp.sum(astjax.vmap(_wrong_shape, in_axes=(0, None))(
+            jnp.stack([x, x]), h))
+    else:
+        fn = lambda x, h: jnp.sum(_wrong_shape(x, h))
+    with pytest.raises(ValueError, match=r"at output\[0\] the bwd rule produced an output "
+                       r"of type float32\[3\] corresponding to an input of type float32\[\], "
+                       "so the shapes do not match"):
+        astjax.grad(fn, argnums=(0, 1))(x, h)
