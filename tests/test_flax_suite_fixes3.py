@@ -142,3 +142,37 @@ def test_custom_vjp_bwd_cotangent_of_another_shape_is_jax_value_error(vmapped):
                        r"of type float32\[3\] corresponding to an input of type float32\[\], "
                        "so the shapes do not match"):
         astjax.grad(fn, argnums=(0, 1))(x, h)
+
+
+@astjax.custom_vjp
+def _by_perturbed(x, h):
+    return x * h.sum()
+
+
+def _by_perturbed_fwd(x, h):
+    if h.perturbed:   # the residuals differ with what is differentiated
+        return x.value * h.value.sum(), (x.value, h.value + 1.0)
+    return x.value * h.value.sum(), (h.value + 1.0,)
+
+
+def _by_perturbed_bwd(res, g):
+    if len(res) == 2:
+        return g * res[1].sum(), res[1]
+    return g * res[0].sum(), None
+
+
+_by_perturbed.defvjp(_by_perturbed_fwd, _by_perturbed_bwd, symbolic_zeros=True)
+
+
+def test_vmapped_custom_vjp_residuals_per_linearization():
+    """Two vjps of one staged vmapped custom_vjp whose residuals differ (a
+    symbolic_zeros fwd), pulled back after both: each bwd reads which of its own fwd's
+    residuals are batched, as JAX."""
+    x, h = jnp.arange(3.0), jnp.zeros(3)
+    vf = astjax.jit(astjax.vmap(_by_perturbed, in_axes=(0, None)))   # (one staging)
+    _, v2 = astjax.vjp(vf, x, h)
+    _, v1 = astjax.vjp(lambda x: vf(x, h), x)
+    gx, gh = v2(jnp.ones(3))
+    np.testing.assert_array_equal(gx, np.full(3, 3.0, np.float32))
+    np.testing.assert_array_equal(gh, np.ones(3, np.float32))
+    np.testing.assert_array_equal(v1(jnp.ones(3))[0], np.full(3, 3.0, np.float32))

@@ -119,8 +119,8 @@ class _Vmapped:
     """A Python rule `fn(*lists) -> lists` (per-example) applied to values batched at
     dim 0 -- but the first entries that `in_batched` marks False, unbatched -- returning
     lists batched at 0, but: a custom_vjp fwd's residuals (list 1) are left unbatched
-    where they do not depend on the batch, and recorded in `res_batched` (its bwd's
-    `in_batched`); a single list's entry that `out_batched` marks False is unbatched,
+    where they do not depend on the batch, and recorded in `res_batched` by their types
+    (its bwd's `in_batched`: looked up by its first list's types); a single list's entry that `out_batched` marks False is unbatched,
     summed over the batch if it depends on it. As JAX's custom_vjp under vmap: a bwd
     returning a residual for an unbatched argument gives it once (flax's fp8 histories)."""
     __slots__ = ("fn", "size", "name", "single", "batch_jaxpr", "in_batched", "out_batched",
@@ -139,7 +139,10 @@ class _Vmapped:
     def __call__(self, *lists, **static):
         lens = [len(lst) for lst in lists]
         flat = [x for lst in lists for x in lst]
-        in_b = list(self.in_batched)[:len(flat)]
+        in_b = self.in_batched
+        if isinstance(in_b, dict):   # (a bwd: which residuals its fwd gave unbatched)
+            in_b = in_b.get(_types(lists[0]), ())
+        in_b = list(in_b)[:len(flat)]
         in_b += [True] * (len(flat) - len(in_b))
         avals = [unmapped_aval(core.get_aval(x), 0) if b else core.get_aval(x)
                  for x, b in zip(flat, in_b)]
@@ -167,11 +170,16 @@ class _Vmapped:
         outs = [matchaxis(o, d, 0, self.size) if w == "b" or (w == "k" and d is not None)
                 else reduce_sum(o, (d,)) if d is not None else o
                 for o, d, w in zip(outs, dims, want)]
-        if self.res_batched is not None:
-            self.res_batched[:] = [d is not None for d, w in zip(dims, want) if w == "k"]
         it = iter(outs)
         groups = [[None if none else next(it) for none in g] for g in struct[0]]
+        if self.res_batched is not None:
+            self.res_batched[_types(groups[1])] = [
+                d is not None for d, w in zip(dims, want) if w == "k"]
         return groups[0] if self.single else tuple(groups)
+
+
+def _types(xs):
+    return tuple((core.get_aval(x).shape, core.get_aval(x).dtype) for x in xs if x is not None)
 
 
 class _DropConsts:
@@ -306,7 +314,7 @@ def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **par
     # unbatched arguments stay so (JAX's): bwd's cotangent of one is summed over the
     # batch only if it depends on it (a bwd returning a residual: flax's fp8 histories)
     in_b = [d is not None for d in dims]
-    res_b: list = []   # which residuals fwd gives batched: set by its call, read by bwd's
+    res_b: dict = {}   # which residuals fwd gives batched: set by its calls, read by bwd's
     args = [matchaxis(x, d, 0, frame.size) if b else x for x, d, b in zip(args, dims, in_b)]
     body, consts, _ = tx.batch_subjaxpr(call_jaxpr, [0 if b else None for b in in_b],
                                         frame.size, frame.name,
