@@ -20,8 +20,8 @@ from . import ad_frames
 from .ad_base import differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
 from .core import raw
-from .errors import (ArgumentTypeError, NotImplementedInAstjaxError, StructureError, UnexpectedTracerError,
-                     caller_location)
+from .errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
+                     StructureError, UnexpectedTracerError, caller_location)
 from .primitives.custom_derivatives import SymbolicZero, stop_gradient_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
 from .primitives.state import is_ref, new_ref
@@ -509,17 +509,19 @@ def _bwd_leaves(got, dyn):
     None onto the wrong argument (a silent zero gradient: equinox's checkpointed loops)."""
     if isinstance(got, list) and len(got) == len(dyn):
         got = tuple(got)
-    out = []
+    out, pairs = [], []
 
-    def take(g, a):
+    def take(path, g, a):
         n = len(tree_util.tree_leaves(a))
         out.extend([None] * n if g is None or isinstance(g, SymbolicZero) else [g] * n)
+        if g is not None and not isinstance(g, SymbolicZero):
+            pairs.append((path, g, a))
         return g
 
     try:
         if not isinstance(got, tuple):
             raise ValueError
-        tree_util.tree_map(take, got, dyn, is_leaf=lambda x: x is None)
+        tree_util.tree_map_with_path(take, got, dyn, is_leaf=lambda x: x is None)
     except ValueError:
         raise StructureError(
             "custom_vjp bwd function must return a tuple with the structure of the "
@@ -527,6 +529,31 @@ def _bwd_leaves(got, dyn):
             f"{tree_util.tree_structure(dyn)}",
             hint="return one entry per differentiable argument, each with that "
                  "argument's structure (None for no cotangent)") from None
+    for path, g, a in pairs:
+        _check_bwd_shape(path, g, a)
     return out
 
 
+def _long(aval):   # (JAX's str_short, its dtypes named in full)
+    return f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape))}]"
+
+
+def _check_bwd_shape(path, ct, arg):
+    """JAX's ValueError for a bwd cotangent shaped otherwise than its argument (one
+    with a float or complex dtype; an integer's cotangent is dropped, and JAX lets the
+    dtype differ): astjax passed it on, a gradient of the wrong shape, silently."""
+    try:
+        a, c = core.get_aval(arg), core.get_aval(ct)
+    except TypeError:   # (a reference, a hi value: theirs are checked where they are used)
+        return
+    if (not isinstance(getattr(a, "dtype", None), np.dtype) or a.dtype.kind not in "fc"
+            or getattr(c, "shape", a.shape) == a.shape):
+        return
+    extra = (["the dtypes do not match"] if c.dtype != a.dtype else []) + [
+        "the shapes do not match"]
+    raise ArgumentValueError(
+        "Custom VJP bwd rule must produce an output with the same type as the args tuple "
+        f"of the primal function, but at output{tree_util.keystr(path)} the bwd rule "
+        f"produced an output of type {_long(c)} corresponding to an input of type "
+        f"{_long(a)}, so {', and '.join(extra)}",
+        hint="return, for each argument, a cotangent of that argument's shape (or None)")

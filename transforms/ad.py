@@ -39,6 +39,8 @@ from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiab
 from astjax.errors import DerivativeNotImplementedError, JAXValueError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 from astjax.primitives.untyped_made import staging_untyped
+from astjax.primitives.custom_derivatives import custom_lin_p
+from astjax.primitives.scan import scan_p
 from astjax.primitives.slicing import slice_p
 from astjax.primitives.structural import concatenate
 
@@ -303,9 +305,12 @@ def _backward_pass(jaxpr, consts, linear, args, cts_out):
     for a, ct in zip(jaxpr.outvars, cts_out):
         if isinstance(a, Var) and a in lin:
             add_ct(a, ct)
+    # JAX transposes no equation when every cotangent in is zero, else every one whose
+    # result the outputs use (after its DCE): a custom_vjp's bwd runs on zeros then
+    live = _live_at_zero(jaxpr, lin_eqns) if ct_env else ()
     for eqn in reversed(lin_eqns):
         cts = [take_ct(v) for v in eqn.outvars]
-        if all(c is None for c in cts):
+        if all(c is None for c in cts) and id(eqn) not in live:
             continue
         if eqn.primitive is slice_p and eqn.invars[0] in lin:   # (joined later)
             if not isinstance(cts[0], Zero):
@@ -333,6 +338,33 @@ def _backward_pass(jaxpr, consts, linear, args, cts_out):
     outs = [take_ct(v) if lv else None for v, lv in zip(jaxpr.invars, linear)]
     return [Zero(v.aval) if lv and ct is None else ct
             for v, ct, lv in zip(jaxpr.invars, outs, linear)]
+
+
+def _live_at_zero(jaxpr, lin_eqns) -> set:
+    """The ids of the linear equations that are transposed even with no cotangent in
+    (`_transposed_at_zero`) and whose results reach `jaxpr`'s outputs through linear
+    equations (those JAX's DCE keeps)."""
+    used = {a for a in jaxpr.outvars if isinstance(a, Var)}
+    live = set()
+    for eqn in reversed(lin_eqns):
+        if any(v in used for v in eqn.outvars):
+            used.update(a for a in eqn.invars if isinstance(a, Var))
+            if _transposed_at_zero(eqn):
+                live.add(id(eqn))
+    return live
+
+
+def _transposed_at_zero(eqn) -> bool:
+    """Whether `eqn`, given zero cotangents only, can still give nonzero ones (so it is
+    transposed as JAX transposes it, not skipped): a custom_vjp's linear part runs the
+    user's bwd on zeros, which may return anything (flax's fp8 amax histories come back
+    as the `bwd`'s cotangents of its inputs), and a scan instantiates its carry's zero
+    cotangent, so a custom_vjp in its body runs on every step. Every other equation gives
+    zero for zero (JAX's jit, cond and checkpoint transposes skip an all-zero body)."""
+    if eqn.primitive is custom_lin_p:
+        return True
+    return eqn.primitive is scan_p and any(
+        _transposed_at_zero(e) for e in eqn.params["jaxpr"].jaxpr.eqns)
 
 
 def _compute_type_of(eqn):

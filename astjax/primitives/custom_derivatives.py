@@ -27,6 +27,7 @@ from ..core import bind
 from ..errors import ArgumentTypeError, DifferentiationTypeError
 from ..pyast import lax_call
 from ..util import WrappedFun
+from .reductions import reduce_sum
 from .base import (call_rules, call_source, defvectorized, inline_call_jvp, instantiate,
                    lax_ops, mark_unsupported, matchaxis, register, unmapped_aval)
 
@@ -115,13 +116,22 @@ def _call_batch(p, key):
 
 
 class _Vmapped:
-    """A Python rule `fn(*lists) -> lists` (per-example) applied to values batched
-    at dim 0; returns lists batched at 0."""
-    __slots__ = ("fn", "size", "name", "single", "batch_jaxpr")
+    """A Python rule `fn(*lists) -> lists` (per-example) applied to values batched at
+    dim 0 -- but the first entries that `in_batched` marks False, unbatched -- returning
+    lists batched at 0, but: a custom_vjp fwd's residuals (list 1) are left unbatched
+    where they do not depend on the batch, and recorded in `res_batched` by their types
+    (its bwd's `in_batched`: looked up by its first list's types); a single list's entry that `out_batched` marks False is unbatched,
+    summed over the batch if it depends on it. As JAX's custom_vjp under vmap: a bwd
+    returning a residual for an unbatched argument gives it once (flax's fp8 histories)."""
+    __slots__ = ("fn", "size", "name", "single", "batch_jaxpr", "in_batched", "out_batched",
+                 "res_batched")
 
-    def __init__(self, fn, size, name, batch_jaxpr, single=False):
+    def __init__(self, fn, size, name, batch_jaxpr, single=False, in_batched=(),
+                 out_batched=None, res_batched=None):
         self.fn, self.size, self.name, self.single = fn, size, name, single
         self.batch_jaxpr = batch_jaxpr
+        self.in_batched, self.out_batched = in_batched, out_batched
+        self.res_batched = res_batched
 
     def __repr__(self):
         return f"vmap({self.fn!r})"
@@ -129,7 +139,13 @@ class _Vmapped:
     def __call__(self, *lists, **static):
         lens = [len(lst) for lst in lists]
         flat = [x for lst in lists for x in lst]
-        avals = [unmapped_aval(core.get_aval(x), 0) for x in flat]
+        in_b = self.in_batched
+        if isinstance(in_b, dict):   # (a bwd: which residuals its fwd gave unbatched)
+            in_b = in_b.get(_types(lists[0]), ())
+        in_b = list(in_b)[:len(flat)]
+        in_b += [True] * (len(flat) - len(in_b))
+        avals = [unmapped_aval(core.get_aval(x), 0) if b else core.get_aval(x)
+                 for x, b in zip(flat, in_b)]
         struct = [None]
 
         def body(*xs):
@@ -139,19 +155,31 @@ class _Vmapped:
                 k += n
             res = self.fn(*parts, **static)
             groups = [res] if self.single else list(res)
-            groups = [[_zeros_if_none(x) for x in g] for g in groups]
-            struct[0] = [len(g) for g in groups]
-            return [x for g in groups for x in g]
+            # a None (a bwd's zero cotangent) stays None, outside the batched body
+            struct[0] = [[x is None for x in g] for g in groups]
+            return [x for g in groups for x in g if x is not None]
 
         with core.extend_axis_env(self.name, self.size):
             closed = core.stage(body, avals)
-        outs, dims = self.batch_jaxpr(closed, [0] * len(flat), self.size, self.name, flat)
-        outs = [matchaxis(o, d, 0, self.size) for o, d in zip(outs, dims)]
-        groups, k = [], 0
-        for n in struct[0]:
-            groups.append(outs[k:k + n])
-            k += n
+        outs, dims = self.batch_jaxpr(closed, [0 if b else None for b in in_b], self.size,
+                                      self.name, flat)
+        # what each output becomes: "b" batched at 0, "u" unbatched (summed), "k" as it is
+        want = [("k" if self.res_batched is not None and i == 1 else
+                 "b" if self.out_batched is None or self.out_batched[j] else "u")
+                for i, g in enumerate(struct[0]) for j, none in enumerate(g) if not none]
+        outs = [matchaxis(o, d, 0, self.size) if w == "b" or (w == "k" and d is not None)
+                else reduce_sum(o, (d,)) if d is not None else o
+                for o, d, w in zip(outs, dims, want)]
+        it = iter(outs)
+        groups = [[None if none else next(it) for none in g] for g in struct[0]]
+        if self.res_batched is not None:
+            self.res_batched[_types(groups[1])] = [
+                d is not None for d, w in zip(dims, want) if w == "k"]
         return groups[0] if self.single else tuple(groups)
+
+
+def _types(xs):
+    return tuple((core.get_aval(x).shape, core.get_aval(x).dtype) for x in xs if x is not None)
 
 
 class _DropConsts:
@@ -167,12 +195,6 @@ class _DropConsts:
 
     def __call__(self, consts, *lists, **static):
         return self.fn(list(consts)[self.n:], *lists, **static)
-
-
-def _zeros_if_none(x):
-    if x is None:  # a symbolic-zero cotangent from a user bwd: kept as None
-        raise NotImplementedError("None cotangents are not supported under vmap")
-    return x
 
 
 # ---------------------------------------------------------------- custom_jvp_call
@@ -299,13 +321,19 @@ def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **par
     every output stays mapped (JAX's bwd sees an unmapped output's cotangent in every
     example: one slice would give it to one)."""
     frame = core.axis_frame()
-    args = [matchaxis(x, d, 0, frame.size) for x, d in zip(args, dims)]
-    body, consts, _ = tx.batch_subjaxpr(call_jaxpr, [0] * len(args), frame.size, frame.name,
+    # unbatched arguments stay so (JAX's): bwd's cotangent of one is summed over the
+    # batch only if it depends on it (a bwd returning a residual: flax's fp8 histories)
+    in_b = [d is not None for d in dims]
+    res_b: dict = {}   # which residuals fwd gives batched: set by its calls, read by bwd's
+    args = [matchaxis(x, d, 0, frame.size) if b else x for x, d, b in zip(args, dims, in_b)]
+    body, consts, _ = tx.batch_subjaxpr(call_jaxpr, [0 if b else None for b in in_b],
+                                        frame.size, frame.name,
                                         force_out=[True] * len(call_jaxpr.out_avals))
     outs = bind(custom_vjp_call_p, *consts, *args, call_jaxpr=body,
-                fwd=_DropConsts(_Vmapped(fwd, frame.size, frame.name, tx.batch_jaxpr),
-                                len(consts)),
-                bwd=_Vmapped(bwd, frame.size, frame.name, tx.batch_jaxpr, single=True),
+                fwd=_DropConsts(_Vmapped(fwd, frame.size, frame.name, tx.batch_jaxpr,
+                                         in_batched=in_b, res_batched=res_b), len(consts)),
+                bwd=_Vmapped(bwd, frame.size, frame.name, tx.batch_jaxpr, single=True,
+                             in_batched=res_b, out_batched=in_b[num_consts:]),
                 num_consts=num_consts + len(consts), **params)
     return outs, [0] * len(outs)
 
