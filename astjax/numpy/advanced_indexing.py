@@ -37,7 +37,7 @@ from ..errors import (ArgumentError, ArgumentIndexError, ArgumentTypeError,
 from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from ..shape_poly import is_symbolic_dim, symbolic_slice_indices
-from .operands import asarray, broadcast_shapes, broadcast_to_shape
+from .operands import asarray, broadcast_shapes, broadcast_to_shape, promote_dtypes
 from .util import canonicalize_axis, library_jit as _library_jit
 
 __all__ = ["gather_index", "scatter_index", "take_along_axis", "take"]
@@ -325,18 +325,21 @@ def gather_index(x, idx, mode=None, fill_value=None):
     return lax.reshape(out, plan.full_shape)
 
 
-def _broadcast_values(values, full_shape, dtype):
-    v = asarray(values)
+def _warn_unsafe_cast(values, dtype):
+    """JAX's FutureWarning when scattering `values` into an array of `dtype` loses
+    information (its `safe_to_cast`)."""
+    va = core.get_aval(asarray(values))
+    if va.dtype != dtype and dtypes.result_type(values, dtype) != dtype:
+        mode = dtypes.config.read("jax_numpy_dtype_promotion")
+        user_warnings.warn(
+            "scatter inputs have incompatible types: cannot safely cast value from "
+            f"dtype={va.dtype} to dtype={np.dtype(dtype)} with "
+            f"jax_numpy_dtype_promotion={mode}. In future JAX releases this will "
+            "result in an error.", FutureWarning)
+
+
+def _broadcast_values(v, full_shape):
     va = core.get_aval(v)
-    if va.dtype != dtype:
-        if dtypes.result_type(values, dtype) != dtype:   # JAX's `safe_to_cast`
-            mode = dtypes.config.read("jax_numpy_dtype_promotion")
-            user_warnings.warn(
-                "scatter inputs have incompatible types: cannot safely cast value from "
-                f"dtype={va.dtype} to dtype={np.dtype(dtype)} with "
-                f"jax_numpy_dtype_promotion={mode}. In future JAX releases this will "
-                "result in an error.", FutureWarning)
-        v = lax.convert_element_type(v, dtype)
     # JAX broadcasts the values to the slice's shape without dropping leading 1s
     # (NumPy's `a[0] = ones((1,))` is JAX's ValueError), so neither do we
     if len(va.shape) > len(full_shape):
@@ -351,13 +354,13 @@ def _broadcast_values(values, full_shape, dtype):
                               f"{va.shape}: they do not broadcast") from None
 
 
-_SIMPLE = {"set": lambda x, v: v, "add": lax.add, "mul": lax.mul, "min": lax.min,
-           "max": lax.max}
+_SIMPLE = {"set": lambda x, v: v, "add": lax.add, "sub": lax.sub, "mul": lax.mul,
+           "min": lax.min, "max": lax.max}
 
 
 def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
                   unique_indices=False):
-    """`x.at[idx].<kind>(values)`, kind in 'set', 'add', 'mul', 'min', 'max'; `mode`
+    """`x.at[idx].<kind>(values)`, kind in 'set', 'add', 'sub', 'mul', 'min', 'max'; `mode`
     as JAX's (None: out-of-bounds updates are dropped, 'clip' clamps them). Without
     integer-array indices the scattered points are unique and in increasing order (ints
     and increasing slices), so both flags are set, as JAX does: scatter_mul then has its
@@ -366,25 +369,40 @@ def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
         raise ArgumentValueError(f"unknown update kind {kind!r}")
     x = asarray(x)
     av = core.get_aval(x)
+    if (isinstance(values, int) and av.dtype.kind in "iu"
+            and np.iinfo(av.dtype).min <= values <= np.iinfo(av.dtype).max):
+        values = asarray(values, av.dtype)
     idx = _normalize_index(x, idx)
     plan = _Plan(av.shape, idx)
+    _warn_unsafe_cast(values, av.dtype)
     if 0 in plan.full_shape:   # as JAX: nothing is updated (values of any shape), x as is
         return x
-    upd = _broadcast_values(values, plan.full_shape, av.dtype)
-    upd = lax.reshape(upd, plan.shape_out)
+    # as JAX: the update is computed in x's and the values' common dtype, then cast back
+    # (uint8 200 .at[].subtract(2.5) is 197, not 200 - 2 or 200 + uint8(-2.5))
+    xp, v = promote_dtypes(x, values)
+    upd = lax.reshape(_broadcast_values(v, plan.full_shape), plan.shape_out)
     if av.ndim == 0:
-        return _SIMPLE[kind](x, upd)
+        return _cast_back(_SIMPLE[kind](xp, upd), av)
     indices, dims = plan.indices(force=True)
     dn = ScatterDimensionNumbers(
         update_window_dims=tuple(plan.window_pos), inserted_window_dims=plan.collapsed(),
         scatter_dims_to_operand_dims=tuple(dims))
-    fn = {"set": lax.scatter, "add": lax.scatter_add, "mul": lax.scatter_mul,
+    fn = {"set": lax.scatter, "add": lax.scatter_add, "sub": lax.scatter_sub,
+          "mul": lax.scatter_mul,
           "min": lax.scatter_min, "max": lax.scatter_max}[kind]
     basic = not any(_is_array_index(v) for _, v in plan.advs)
     increasing = all(a[2].step > 0 for a in plan.axes if a[0] == "pt")
-    return fn(x, indices, upd, dn, mode=GatherScatterMode.FILL_OR_DROP if mode is None else mode,
-              indices_are_sorted=bool(indices_are_sorted) or (basic and increasing),
-              unique_indices=bool(unique_indices) or basic)
+    return _cast_back(fn(
+        xp, indices, upd, dn, mode=GatherScatterMode.FILL_OR_DROP if mode is None else mode,
+        indices_are_sorted=bool(indices_are_sorted) or (basic and increasing),
+        unique_indices=bool(unique_indices) or basic), av)
+
+
+def _cast_back(out, av):
+    oa = core.get_aval(out)
+    if oa.dtype == av.dtype and oa.weak_type == av.weak_type:
+        return out
+    return lax.convert_element_type(out, av.dtype, weak_type=av.weak_type)
 
 
 @_library_jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))

@@ -13,9 +13,8 @@ from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_inde
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
-from ..errors import ShapeValueError
-from .operands import asarray, asarray_operand, broadcast_shapes
-from .ufuncs import negative, power, reciprocal
+from .operands import asarray
+from .ufuncs import power, true_divide
 
 
 def _partial_on_devices(x, av, idx):
@@ -263,8 +262,10 @@ class _IndexUpdateRef:
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None):
-        return self._scatter("add", negative(asarray(values)), indices_are_sorted,
-                             unique_indices, mode, out_sharding)
+        # (scatter_sub: the values cast to x's dtype, then subtracted -- a negated float
+        # cast to an unsigned dtype would be 0)
+        return self._scatter("sub", values, indices_are_sorted, unique_indices, mode,
+                             out_sharding)
 
     def mul(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None):
@@ -275,8 +276,20 @@ class _IndexUpdateRef:
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                out_sharding=None):
-        return self._scatter("mul", reciprocal(asarray(values)), indices_are_sorted,
-                             unique_indices, mode, out_sharding)
+        return self._through_ones(true_divide, values, indices_are_sorted, unique_indices,
+                                  mode, out_sharding)
+
+    def _through_ones(self, op, values, indices_are_sorted, unique_indices, mode,
+                      out_sharding):
+        """`op(x, e)` with `e` ones of x's dtype where the values are multiplied in at
+        idx, as JAX computes `divide` and `power`: an integer x divided gives floats, an
+        element updated twice is divided (raised) once by the product of its values."""
+        def fn(r):
+            e = scatter_index(lax.full_like(r.array, 1), r.index, values, "mul", mode,
+                              indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices)
+            return op(r.array, e)
+        return self._laid_out(out_sharding, fn)
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None):
@@ -290,22 +303,11 @@ class _IndexUpdateRef:
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
               out_sharding=None):
-        kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                  mode=mode)
-        return self._laid_out(out_sharding,
-                              lambda r: r.set(_pow_update(r.get(**kw), values), **kw))
+        return self._through_ones(power, values, indices_are_sorted, unique_indices, mode,
+                                  out_sharding)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                   mode=mode)
         return self.set(func(self.get(**kw)), **kw)
 
-
-def _pow_update(current, values):
-    """current ** values for `.at[].power`: values broadcast to the indexed shape, a
-    ValueError otherwise (JAX's broadcast of the update values), not power's TypeError."""
-    shape, vshape = core.get_aval(current).shape, core.get_aval(asarray_operand(values)).shape
-    if len(vshape) > len(shape) or broadcast_shapes(shape, vshape, error=ShapeValueError) != shape:
-        raise ShapeValueError(f"cannot broadcast update values of shape {vshape} to the "
-                              f"indexed shape {shape}")
-    return power(current, values)

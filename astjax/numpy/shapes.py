@@ -359,12 +359,12 @@ def stack(arrays, axis=0, out=None, dtype=None) -> Array:
     if not arrays:
         raise ShapeValueError("need at least one array to stack",
                               hint="pass a non-empty list or tuple of arrays")
+    # (the axis first, as JAX: `axis=None` is its TypeError whatever the shapes)
+    axis = canonicalize_axis(axis, core.get_aval(arrays[0]).ndim + 1, "stack")
     shapes = {core.get_aval(a).shape for a in arrays}
     if len(shapes) != 1:
         raise ShapeValueError(f"all input arrays must have the same shape, got "
                               f"{', '.join(str(core.get_aval(a).shape) for a in arrays)}")
-    nd = core.get_aval(arrays[0]).ndim + 1
-    axis = canonicalize_axis(axis, nd, "stack")
     return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
 
 

@@ -173,6 +173,20 @@ def _np_bool_safe(uf, bool_uf):
     return apply
 
 
+def _no_bool_ae(name, op):
+    """`name`'s abstract eval, refusing boolean operands as JAX does (its combiner `op`
+    takes no booleans: JAX's TypeError, where a logical or / and would answer)."""
+    check = _scatter_ae_for(name)
+
+    def abstract_eval(operand, indices, updates, **params):
+        if operand.dtype == dtypes.bool_:
+            raise DTypeError(f"{op} does not accept dtype bool at position 0. Accepted dtypes "
+                             "at position 0 are subtypes of integer, floating, "
+                             "complexfloating.", hint="cast to an integer dtype first")
+        return check(operand, indices, updates, **params)
+    return abstract_eval
+
+
 # ---- shared by the five blocks: AD helpers, batch rule, printed source, wrapper
 
 
@@ -317,22 +331,14 @@ def _scatter_add_transpose(ct, x, idx, u, **params):
 
 
 scatter_add_p = core.new_primitive("scatter-add")
-register(scatter_add_p, impl=_scatter_impl_for(_np_bool_safe(np.add, np.logical_or)),
-         abstract_eval=_scatter_ae_for("scatter-add"),
-         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.add", "stablehlo.or")),
+register(scatter_add_p, impl=_scatter_impl_for(lambda out, idx, vals: np.add.at(out, idx, vals)),
+         abstract_eval=_no_bool_ae("scatter-add", "add"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.add", None)),
          jvp=_scatter_linear_jvp(scatter_add_p), transpose=_scatter_add_transpose,
          batch=_scatter_batch(scatter_add_p), source=_scatter_source("scatter-add"))
 scatter_add = _scatter(scatter_add_p)
 
 # ---- scatter-sub ------------------------------------------------------------------
-
-
-def _scatter_sub_ae(operand, indices, updates, **params):
-    if operand.dtype == dtypes.bool_:
-        raise DTypeError("scatter_sub does not accept boolean operands: subtraction of "
-                         "booleans is undefined", hint="use scatter with lax.bitwise_xor, or "
-                                                       "cast to an integer dtype")
-    return _scatter_ae_for("scatter-sub")(operand, indices, updates, **params)
 
 
 def _scatter_sub_transpose(ct, x, idx, u, **params):
@@ -347,7 +353,7 @@ def _scatter_sub_transpose(ct, x, idx, u, **params):
 scatter_sub_p = core.new_primitive("scatter-sub")
 register(scatter_sub_p, impl=_scatter_impl_for(lambda out, idx, vals: np.subtract.at(
              out, idx, vals)),
-         abstract_eval=_scatter_sub_ae,
+         abstract_eval=_no_bool_ae("scatter-sub", "sub"),
          lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.subtract", None)),
          jvp=_scatter_linear_jvp(scatter_sub_p), transpose=_scatter_sub_transpose,
          batch=_scatter_batch(scatter_sub_p), source=_scatter_source("scatter-sub"))
@@ -388,9 +394,10 @@ def _scatter_mul_transpose(ct, x, idx, u, **params):
 
 
 scatter_mul_p = core.new_primitive("scatter-mul")
-register(scatter_mul_p, impl=_scatter_impl_for(_np_bool_safe(np.multiply, np.logical_and)),
-         abstract_eval=_scatter_ae_for("scatter-mul"),
-         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.multiply", "stablehlo.and")),
+register(scatter_mul_p, impl=_scatter_impl_for(lambda out, idx, vals: np.multiply.at(
+             out, idx, vals)),
+         abstract_eval=_no_bool_ae("scatter-mul", "mul"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.multiply", None)),
          jvp=_scatter_mul_jvp, transpose=_scatter_mul_transpose,
          batch=_scatter_batch(scatter_mul_p), source=_scatter_source("scatter-mul"))
 scatter_mul = _scatter(scatter_mul_p)

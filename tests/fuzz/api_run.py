@@ -205,6 +205,28 @@ def compare(got, want):
     return out
 
 
+def documented(call, got):
+    """Why `call`'s difference from JAX is expected (docs/coming_from_jax.md), or None:
+    the fuzzer still draws these calls and counts them apart from the mismatches."""
+    args = [decode(a) for a in call["args"]]
+    if call["fn"] == "jnp.searchsorted" and args and np.ndim(args[0]) == 2 and any(
+            (np.diff(row) < 0).any() for row in args[0]):
+        # (`_batched` draws the second row at random) an unsorted `a`: unspecified result
+        return "searchsorted of an unsorted array"
+    where = call["kw"].get("where")
+    if where is not None and args and hasattr(args[0], "shape"):
+        shape, mask = np.shape(args[0]), np.shape(decode(where))
+        try:
+            up = np.broadcast_shapes(shape, mask) != shape
+        except ValueError:
+            up = False
+        if up and "ValueError" in got.get("bases", ()):
+            # "Errors where JAX 0.10.2 computes a wrong shape": a `where` mask that
+            # broadcasts the operand up is astjax's (and NumPy's) ValueError
+            return "where mask broadcasting the operand up"
+    return None
+
+
 def fuzz(seeds, out=None, log=sys.stdout):
     """Runs `seeds`; returns (calls, Counter of categories, list of mismatch records)."""
     import astjax
@@ -218,7 +240,11 @@ def fuzz(seeds, out=None, log=sys.stdout):
         want = summarize(jx, call)
         got = summarize(ax, call)
         n += 1
-        for cat, detail in compare(got, want):
+        diffs = compare(got, want)
+        if diffs and documented(call, got):
+            cats["documented: " + documented(call, got)] += 1
+            continue
+        for cat, detail in diffs:
             cats[cat] += 1
             rec = {"seed": seed, "fn": call["fn"], "mode": call["mode"], "x64": call["x64"],
                    "category": cat, "detail": detail, "repro": render(call), "call": call}
@@ -260,6 +286,7 @@ def main(argv=None):
         n, cats, records = fuzz(range(lo, hi), f)
     print(f"{n} calls in {time.time() - t:.0f}s; mismatches: {dict(cats) or 'none'}")
     by = collections.Counter((r["category"], r["fn"]) for r in records)
+    # (categories "documented: ...": expected differences, no records)
     for (cat, fn), k in by.most_common():
         first = next(r for r in records if r["category"] == cat and r["fn"] == fn)
         print(f"  {cat:14s} {fn:28s} x{k}  seed {first['seed']} {first['mode']}: {first['detail'][:150]}")

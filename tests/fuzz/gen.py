@@ -28,7 +28,7 @@ FEATURES = (
     "enumerate", "zip", "for_const", "while", "break", "continue", "return",
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
-    "global_forms", "pystate", "pystate_staged", "pystate_hidden",
+    "global_forms", "pystate", "pystate_staged", "pystate_hidden", "closures",
 ) + CONSTRUCTS
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
@@ -50,9 +50,10 @@ FEATURES = (
 # nested loops with inner jumps, try / with, star-unpacking, dynamic slices, assert /
 # del, keyword-only helpers, lax bodies in Python, a pytree class's methods, static
 # recursion, `:=` in loop tests, containers' isinstance / len, augmented subscripts),
-# each its own switch
+# each its own switch, and `closures` (`gen_constructs.s_closures`: functions closing over
+# a loop variable)
 DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged",
-               "pystate_hidden") + CONSTRUCTS
+               "pystate_hidden", "closures") + CONSTRUCTS
 
 
 def render_body(body, mode, indent):
@@ -286,7 +287,7 @@ class Generator(ConstructsMixin):
                       "append_stack", "lambda", "closure_def", "nonlocal",
                       "assign_in_branches", "python_index", "global", "pystate",
                       "nested_loops", "try_stmt", "with_stmt", "lax_bodies", "walrus",
-                      "containers", "aug_subscript", "dyn_slice", "class_methods"]
+                      "containers", "aug_subscript", "dyn_slice", "class_methods", "closures"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return", "comprehension", "star_unpack", "assert_del", "helper_kwonly",

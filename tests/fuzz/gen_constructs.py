@@ -351,6 +351,30 @@ class ConstructsMixin:
                 Line(f"{t}, {ys} = lax.scan({fn}, {t}, {v})"),
                 Line(f"{v} = {v} * 0.5 + {ys} * 0.5")]
 
+    def s_closures(self, env, depth):
+        """(default off, not in `CONSTRUCTS`: `--enable closures`) functions closing over
+        a loop variable: a `lax.fori_loop` body with `jnp.where` on its carry and a bound
+        from a shape, lambdas of a comprehension (Python's late binding: every one sees
+        the last value), a helper defined in a loop over a staged or static range."""
+        self.uses_constructs = True
+        form = self.rng.choice(["fori_shape", "late_binding", "def_in_loop"])
+        v, _ = self.target_array(env, new_ok=False)
+        i, fn = self.fresh("i"), self.fresh("fc")
+        if form == "fori_shape":
+            a = self.arr_atom(env)
+            return [Block([[f"for {i} in range(2):", [
+                Block([[f"def {fn}(j, z):", [Line(
+                    f"return jnp.where(z > {self.const()}, z * 0.9, z + 0.05 * j) + {i} * 0.01")]]]),
+                Line(f"{v} = lax.fori_loop(0, {a}.shape[0] - 1, {fn}, {v})")]]])]
+        if form == "late_binding":
+            return [Line(f"{fn} = [lambda z: jnp.sin(z) * ({i} + 1) * 0.3 for {i} in range(3)]"),
+                    Line(f"{v} = {v} * 0.5 + {fn}[0]({v}) * 0.2 + {fn}[-1]("
+                         f"{self.arr_atom(env)}) * 0.1")]
+        bound = self.rng.choice(["2", "n"])
+        return [Block([[f"for {i} in range({bound}):", [
+            Block([[f"def {fn}(z):", [Line(f"return jnp.tanh(z + {i} * 0.1) * {self.const()}")]]]),
+            Line(f"{v} = {fn}({v}) + {v} * 0.5")]]])]
+
     def s_class_methods(self, env, depth):
         self.uses_constructs = True
         o = self.fresh("o")
