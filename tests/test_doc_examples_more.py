@@ -1,0 +1,81 @@
+"""Examples from JAX 0.10.2's own docstrings (outside `jax.numpy`'s bulk) whose
+outputs astjax once differed on (`tests/fuzz/doc_examples.py` finds them); JAX's
+outputs are stored as literals."""
+import collections
+
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+from astjax.tree_util import flatten_one_level
+
+
+def _same(got, want, dtype):
+    got = np.asarray(got)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, np.asarray(want, dtype))
+
+
+def test_bincount_counts_negative_values_in_bin_zero():
+    x = jnp.array([-1, -1, 1, 3, 10])
+    _same(jnp.bincount(x, length=5), [2, 1, 0, 1, 0], np.int32)
+    _same(jnp.bincount(x), [2, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1], np.int32)
+    _same(jnp.bincount(x, weights=jnp.arange(5.0)), [1, 2, 0, 3, 0, 0, 0, 0, 0, 0, 4],
+          np.float32)
+    _same(jax.jit(lambda v: jnp.bincount(v, length=3))(x), [2, 1, 0], np.int32)
+
+
+def test_toeplitz_diagonal_is_c0():
+    c, r = jnp.array([1, 2, 3]), jnp.array([-1, -2, -3])
+    _same(jax.scipy.linalg.toeplitz(c, r), [[1, -2, -3], [2, 1, -2], [3, 2, 1]], np.int32)
+    _same(jax.scipy.linalg.toeplitz(jnp.array([[1, 2], [3, 4]]), jnp.array([9, 8, 7])),
+          [[[1, 8, 7], [2, 1, 8]], [[3, 8, 7], [4, 3, 8]]], np.int32)
+    _same(jax.scipy.linalg.toeplitz(jnp.array([1]), jnp.array([5, 6, 7])), [[1, 6, 7]],
+          np.int32)
+
+
+def test_signbit_reads_the_sign_bit_of_nan_and_zero():
+    x = jnp.array([jnp.nan, -jnp.nan, jnp.inf, -jnp.inf])
+    _same(jnp.signbit(x), [False, True, False, True], np.bool_)
+    _same(jnp.signbit(jnp.array([-1.5, -0.0, 0.0, 1.5])), [True, True, False, False],
+          np.bool_)
+    _same(jnp.signbit(jnp.array([-0.0, 0.0], jnp.bfloat16)), [True, False], np.bool_)
+    _same(jax.vmap(jnp.signbit)(jnp.array([-0.0, 1.0])), [True, False], np.bool_)
+
+
+def test_dft_matrix_is_jax_bit_for_bit():
+    # JAX computes it in complex64: the signs of the zero parts are its rounding's
+    want = [[1 + 0j, 1 + 0j, 1 + 0j, 1 + 0j],
+            [1 + 0j, complex(-0.0, -1), complex(-1, 0), complex(0, 1)],
+            [1 + 0j, complex(-1, 0), complex(1, -0.0), complex(-1, 0)],
+            [1 + 0j, complex(0, 1), complex(-1, 0), complex(-0.0, -1)]]
+    got = np.asarray(jax.scipy.linalg.dft(4).round(3))
+    assert got.dtype == np.complex64
+    np.testing.assert_array_equal(got, np.asarray(want, np.complex64))
+    assert (np.signbit(got.real).tolist(), np.signbit(got.imag).tolist()) == (
+        np.signbit(np.real(want)).tolist(), np.signbit(np.imag(want)).tolist())
+
+
+def test_sem_keepdims_and_compiled_rounding():
+    x1 = jnp.array([[1, 2, 1, 3, 2, 1], [3, 1, 3, 2, 1, 3], [1, 2, 2, 3, 1, 2]])
+    got = jax.scipy.stats.sem(x1, axis=1, keepdims=True)
+    _same(got, [[0.3333333432674408], [0.40138646960258484], [0.3073181211948395]],
+          np.float32)
+    assert jax.scipy.stats.sem(x1, axis=None, keepdims=True).shape == (1, 1)
+    nan = np.nan
+    x2 = jnp.array([[1, 2, 3, nan, 4, 2], [4, 5, 4, 3, nan, 1], [7, nan, 8, 7, 9, nan]])
+    _same(jax.scipy.stats.sem(x2, nan_policy="omit"),
+          [1.7320507764816284, 1.4999998807907104, 1.5275251865386963, 1.9999998807907104,
+           2.5, 0.4999999701976776], np.float32)
+    with pytest.raises(TypeError, match="sem requires ndarray or scalar arguments"):
+        jax.scipy.stats.sem([1.0, 2.0, 4.0])
+
+
+def test_flatten_one_level_children_types():
+    assert flatten_one_level({'a': [1, 2], 'b': {'c': 3}}) == (([1, 2], {'c': 3}),
+                                                               ('a', 'b'))
+    assert flatten_one_level((1, 2)) == ((1, 2), None)
+    assert flatten_one_level(None) == ((), None)
+    assert flatten_one_level([1, 2]) == ([1, 2], None)
+    assert flatten_one_level(collections.OrderedDict(x=1)) == ([1], ('x',))
