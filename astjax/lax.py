@@ -74,3 +74,7 @@ from .lax_conv import (conv_general_dilated_local, conv_general_dilated_patches,
                        conv_general_permutations, conv_shape_tuple)
 from . import lax_linalg as linalg  # noqa: F401,E402  (`lax.linalg`)
 from .primitives.random_gamma import random_gamma_grad  # noqa: F401,E402  (branch ext)
+
+# a package (no submodule files of its own), as JAX's `jax.lax` is: `from jax.lax.linalg
+# import qr` imports through it once `install_as_jax` serves `jax.lax.linalg`
+__path__: list[str] = []

@@ -2,6 +2,8 @@
 outputs astjax once differed on (`tests/fuzz/doc_examples.py` finds them); JAX's
 outputs are stored as literals."""
 import collections
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -79,3 +81,14 @@ def test_flatten_one_level_children_types():
     assert flatten_one_level(None) == ((), None)
     assert flatten_one_level([1, 2]) == ([1, 2], None)
     assert flatten_one_level(collections.OrderedDict(x=1)) == ([1], ('x',))
+
+
+def test_jax_lax_linalg_is_importable_through_the_alias():
+    code = ("import astjax; astjax.install_as_jax()\n"
+            "from jax.lax.linalg import ormqr, qr\n"
+            "import jax, jax.lax.linalg\n"
+            "assert jax.lax.linalg.ormqr is ormqr and jax.lax.linalg.qr is qr\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.strip() == "ok", out.stderr
