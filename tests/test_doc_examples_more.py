@@ -92,3 +92,23 @@ def test_jax_lax_linalg_is_importable_through_the_alias():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_gradient_takes_coordinate_arrays():
+    def f(x):
+        return jnp.sin(x) * jnp.exp(-x / 4)
+    x = jnp.linspace(0, 5, 10)
+    _same(jnp.gradient(f(x), x), [
+        0.8262407779693604, 0.6109509468078613, 0.1774716079235077, -0.20031677186489105,
+        -0.43067073822021484, -0.48517265915870667, -0.3912886679172516, -0.21116328239440918,
+        -0.015895318239927292, 0.07687809318304062], np.float32)
+    y = jnp.arange(10.0).reshape(2, 5) ** 2
+    xs = jnp.array([0.0, 1.0, 3.0, 3.5, 7.0])
+    np.testing.assert_allclose(jnp.gradient(y, xs, axis=1), np.gradient(y, xs, axis=1),
+                               rtol=1e-6)
+    with pytest.raises(TypeError, match="Invalid number of spacing arguments 3"):
+        jnp.gradient(y, 1.0, 2.0, 3.0)
+    with pytest.raises(ValueError, match="Spacing arrays must have the same length"):
+        jnp.gradient(y, xs[:3], axis=1)
+    with pytest.raises(NotImplementedError, match="edge_order"):
+        jnp.gradient(y, edge_order=1)
