@@ -66,7 +66,7 @@ from .primitives.restructure import (split, split_p, stack, stack_p, tile, tile_
                                      unstack, unstack_p)
 from .primitives.collectives_p2p import ragged_all_to_all_p  # noqa: E402,F401
 from .lax_extras import *  # noqa: E402,F401,F403
-from .lax_combiners import associative_scan, reduce  # noqa: E402,F401
+from .lax_combiners import associative_scan, map, reduce  # noqa: E402,F401,A004
 from .precision_config import (AccuracyMode, DotAlgorithm, DotAlgorithmPreset,  # noqa: E402,F401
                                Tolerance)
 from .lax_ragged import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general  # noqa: E402,F401

@@ -112,3 +112,21 @@ def test_gradient_takes_coordinate_arrays():
         jnp.gradient(y, xs[:3], axis=1)
     with pytest.raises(NotImplementedError, match="edge_order"):
         jnp.gradient(y, edge_order=1)
+
+
+def test_lax_map_batch_size_stages_the_batches_and_the_rest(capsys):
+    x = jnp.ones((10, 3, 4))
+
+    def f(v):
+        print('inner shape:', v.shape)
+        return v + 1
+    y = jax.lax.map(f, x, batch_size=3)
+    assert y.shape == (10, 3, 4)
+    _same(y, np.full((10, 3, 4), 2.0), np.float32)
+    # JAX: `vmap(f)` staged for the scan over 3 batches of 3, then for the last row
+    assert capsys.readouterr().out == "inner shape: (3, 4)\ninner shape: (3, 4)\n"
+    d = {'a': jnp.arange(7.0), 'b': jnp.arange(14).reshape(7, 2)}
+    for bs in (2, 3, 7, 10, 0):
+        a, b = jax.lax.map(lambda t: (t['a'] * 2, t['b'].sum()), d, batch_size=bs)
+        _same(a, np.arange(7.0) * 2, np.float32)
+        _same(b, [1, 5, 9, 13, 17, 21, 25], np.int32)
