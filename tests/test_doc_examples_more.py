@@ -130,3 +130,17 @@ def test_lax_map_batch_size_stages_the_batches_and_the_rest(capsys):
         a, b = jax.lax.map(lambda t: (t['a'] * 2, t['b'].sum()), d, batch_size=bs)
         _same(a, np.arange(7.0) * 2, np.float32)
         _same(b, [1, 5, 9, 13, 17, 21, 25], np.int32)
+
+
+def test_multi_dot_multiplies_in_the_cheapest_order():
+    x, y, z = jnp.ones((200, 5)), jnp.ones((5, 100)), jnp.ones((100, 10))
+    assert jax.jit(jnp.linalg.multi_dot).lower([x, y, z]).cost_analysis()['flops'] == 30000.0
+    _same(jnp.linalg.multi_dot([x, y, z]), np.full((200, 10), 500.0), np.float32)
+    v, w = jnp.arange(5.0), jnp.arange(10.0)
+    want = np.arange(5.0) @ np.ones((5, 100)) @ np.ones((100, 10)) @ np.arange(10.0)
+    _same(jnp.linalg.multi_dot([v, y, z, w]), want, np.float32)
+    assert jnp.linalg.multi_dot([x, v]).shape == (200,)
+    with pytest.raises(ValueError, match="at least two arrays"):
+        jnp.linalg.multi_dot([x])
+    with pytest.raises(ValueError, match="last dimension of each array must match"):
+        jnp.linalg.multi_dot([x, z])
