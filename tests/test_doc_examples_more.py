@@ -144,3 +144,20 @@ def test_multi_dot_multiplies_in_the_cheapest_order():
         jnp.linalg.multi_dot([x])
     with pytest.raises(ValueError, match="last dimension of each array must match"):
         jnp.linalg.multi_dot([x, z])
+
+
+def test_inspect_array_sharding_in_a_jitted_function_under_a_one_device_mesh():
+    from astjax.sharding import Mesh, NamedSharding, PartitionSpec
+    seen = []
+
+    def f_(x):
+        x = jnp.sin(x)
+        jax.debug.inspect_array_sharding(x, callback=seen.append)
+        return jnp.square(x)
+    f = jax.jit(f_, in_shardings=PartitionSpec('dev'), out_shardings=PartitionSpec('dev'))
+    mesh = Mesh(jax.devices()[:1], ('dev',))
+    with jax.set_mesh(mesh):
+        f.lower(jnp.arange(8, dtype=jnp.float32)).compile()
+    assert seen == [NamedSharding(mesh, PartitionSpec())]
+    assert repr(seen[0]) == ("NamedSharding(mesh=Mesh('dev': 1, axis_types=(Auto,)), "
+                             "spec=P(), memory_kind=device)")
