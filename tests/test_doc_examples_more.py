@@ -161,3 +161,17 @@ def test_inspect_array_sharding_in_a_jitted_function_under_a_one_device_mesh():
     assert seen == [NamedSharding(mesh, PartitionSpec())]
     assert repr(seen[0]) == ("NamedSharding(mesh=Mesh('dev': 1, axis_types=(Auto,)), "
                              "spec=P(), memory_kind=device)")
+
+
+def test_stft_hann_window_rounds_as_jax():
+    # JAX builds the hann window in float32 on the device: sin(pi/2)**2 is not 1 there
+    x = jnp.array([1., 2., 3., 2., 1., 0., 1., 2.])
+    _, _, zxx = jax.scipy.signal.stft(x, nperseg=4)
+    bits = np.asarray(zxx).view(np.uint32)
+    assert bits.tolist() == [
+        [1065353216, 0, 1075838976, 0, 1065353216, 0, 1065353216, 0, 1056964607, 0],
+        [3204448256, 1056964607, 3217031168, 0, 3204448256, 3204448255, 3204448256,
+         1056964607, 0, 3204448255],
+        [855638016, 0, 1056964609, 0, 855638016, 0, 855638016, 0, 3204448255, 0]]
+    _, xr = jax.scipy.signal.istft(zxx)
+    np.testing.assert_allclose(xr, x, rtol=1e-6, atol=1e-6)
