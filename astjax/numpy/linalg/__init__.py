@@ -17,7 +17,7 @@ from ...errors import MissingNameError, ShapeError, ShapeValueError
 from ...primitives.linalg import cholesky_p
 from .. import ufuncs as uf
 from ..arrayops import cross as _cross, vecdot as _vd
-from ..arraylike import check_arraylike
+from ..arraylike import check_arraylike as _check_arraylike
 from ..contractions import (einsum as _einsum, matmul as _matmul, outer as _outer,
                             tensordot as _td)
 from ..creation import eye as _eye
@@ -267,7 +267,7 @@ def multi_dot(arrays, *, precision=None):
       `einsum(..., optimize='auto')` path).
     Differs from NumPy: no `out=`.
     """
-    check_arraylike("jnp.linalg.multi_dot", *arrays)
+    _check_arraylike("jnp.linalg.multi_dot", *arrays)
     arrs = [asarray_operand(a) for a in arrays]
     if len(arrs) < 2:
         raise ShapeValueError(f"multi_dot requires at least two arrays; got "
