@@ -182,7 +182,12 @@ def inspect_array_sharding(value, *, callback):  # noqa: F811 -- the argument's 
         typed = getattr(core.get_aval(leaf), "sharding", None)
         mesh = getattr(typed, "mesh", None)
         if mesh is None or not mesh.axis_names:
-            if _sh.get_mesh().axis_names:
+            concrete = _sh.get_mesh()
+            if concrete.axis_names and concrete.size == 1:
+                # one device: whatever XLA chooses is the replicated layout on it
+                callback(_sh.NamedSharding(concrete, _sh.PartitionSpec()))
+                continue
+            if concrete.axis_names:
                 raise ArgumentValueError(
                     "inspect_array_sharding on a staged value under a mesh: the sharding "
                     "XLA chooses is not known while staging", loc=caller_location(),

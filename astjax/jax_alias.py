@@ -8,7 +8,8 @@ equinox, chex, ...) run unchanged on astjax. The rules, in order:
 1. a compatibility module shipped in astjax (`astjax.compat.<X.Y>`, when it exists:
    names JAX has and astjax's public modules do not, e.g. `jax.version`);
 2. the astjax module of the same public name (`jax.numpy` -> `astjax.numpy`,
-   `jax.scipy.special` -> `astjax.scipy.special`, ...), from `PUBLIC_MODULES`;
+   `jax.scipy.special` -> `astjax.scipy.special`, ...), from `PUBLIC_MODULES`, or of
+   another name (`_RENAMED`: `jax.lax.linalg` -> `astjax.lax_linalg`);
 3. otherwise `ModuleNotFoundError` -- never the real `jax` distribution, which pip
    installs beside the libraries that depend on it: no module of it is ever imported
    in a process where the alias is installed.
@@ -61,6 +62,10 @@ PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initialize
         "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
         "uniform", "vonmises", "wrapcauchy"))
 
+# jax.<name> -> the astjax module of another name serving it (`jax.lax.linalg` is
+# `astjax.lax.linalg`, an attribute of the module `astjax.lax`, not a submodule)
+_RENAMED = {"lax.linalg": "astjax.lax_linalg"}
+
 
 class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Serves `jax` and `jax.*` from astjax (see the module docstring)."""
@@ -99,7 +104,7 @@ def _target_name(fullname):
         pass
     if sub in PUBLIC_MODULES:
         return f"astjax.{sub}"
-    return None
+    return _RENAMED.get(sub)
 
 
 def _jax_module():

@@ -66,7 +66,7 @@ from .primitives.restructure import (split, split_p, stack, stack_p, tile, tile_
                                      unstack, unstack_p)
 from .primitives.collectives_p2p import ragged_all_to_all_p  # noqa: E402,F401
 from .lax_extras import *  # noqa: E402,F401,F403
-from .lax_combiners import associative_scan, reduce  # noqa: E402,F401
+from .lax_combiners import associative_scan, map, reduce  # noqa: E402,F401,A004
 from .precision_config import (AccuracyMode, DotAlgorithm, DotAlgorithmPreset,  # noqa: E402,F401
                                Tolerance)
 from .lax_ragged import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general  # noqa: E402,F401
@@ -74,3 +74,7 @@ from .lax_conv import (conv_general_dilated_local, conv_general_dilated_patches,
                        conv_general_permutations, conv_shape_tuple)
 from . import lax_linalg as linalg  # noqa: F401,E402  (`lax.linalg`)
 from .primitives.random_gamma import random_gamma_grad  # noqa: F401,E402  (branch ext)
+
+# a package (no submodule files of its own), as JAX's `jax.lax` is: `from jax.lax.linalg
+# import qr` imports through it once `install_as_jax` serves `jax.lax.linalg`
+__path__: list[str] = []

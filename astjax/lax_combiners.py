@@ -1,5 +1,6 @@
 """Reductions and scans with a user-supplied combining function: `lax.reduce` and
-`lax.associative_scan`.
+`lax.associative_scan`; and `lax.map`, whose `batch_size` maps the user's function
+`vmap`ped over batches.
 
 `reduce` recognises JAX's monoids -- `lax.add` with 0, `lax.mul` with 1, `lax.max` /
 `lax.min` with the dtype's lowest / highest value, `lax.bitwise_and` / `bitwise_or` /
@@ -14,6 +15,10 @@ once -- which for an associative computation is the same function.
 
 `associative_scan` is the parallel prefix scan (Blelloch): combine neighbouring
 pairs, scan the half-length result recursively, then fill in the even positions.
+
+`map(f, xs, batch_size=b)` is JAX's: a scan over the whole batches of `b` rows with
+`vmap(f)` as its body, then `vmap(f)` once more on the remaining rows (so `f` is staged
+twice when the batches do not divide the rows), the results concatenated.
 """
 from __future__ import annotations
 
@@ -29,6 +34,8 @@ from .custom_api import custom_jvp
 from .errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
                      NotImplementedInAstjaxError)
 from .primitives import ops as lax
+from .primitives import scan as _scan_mod
+from .traceback_util import entry_point as _entry_point
 from .primitives.base import max_value, min_value
 from .primitives.general_reduce import reduce_p
 
@@ -298,3 +305,35 @@ def associative_scan(fn, elems, reverse=False, axis=0):
     if reverse:
         out = [lax.rev(x, (axis,)) for x in out]
     return tree_util.tree_unflatten(tree, out)
+
+
+@_entry_point
+def map(f, xs, *, batch_size=None):  # noqa: A001 -- JAX's name
+    """JAX's `lax.map`: `f` applied to each leading-axis slice of `xs`; with
+    `batch_size`, `vmap(f)` on `batch_size` slices at a time (the rest in one last
+    batch)."""
+    lax._checked("lax.map", f, 1)
+    if batch_size is None:
+        return _scan_mod.map(f, xs)
+    leaves, treedef = tree_util.tree_flatten(xs)
+    if not leaves:
+        return _scan_mod.map(vmap(f), xs)
+    n = core.get_aval(leaves[0]).shape[0]
+    batches, rest = (0, n) if batch_size == 0 else divmod(n, batch_size)
+    whole = batches * batch_size
+    body = vmap(f)
+    shapes = [core.get_aval(x).shape for x in leaves]
+    # (the slices first, as JAX's `_batch_and_remainder`)
+    scan_xs = treedef.unflatten([lax.reshape(
+        lax.slice(x, (0,) * len(s), (whole,) + s[1:]), (batches, batch_size) + s[1:])
+        for x, s in zip(leaves, shapes)]) if batches else None
+    rest_xs = treedef.unflatten([lax.slice(x, (whole,) + (0,) * (len(s) - 1), s)
+                                 for x, s in zip(leaves, shapes)]) if rest else None
+    scan_ys = _scan_mod.map(body, scan_xs) if batches else None
+    rest_ys = body(rest_xs) if rest else None
+    if scan_ys is None:
+        return rest_ys
+    ys = tree_util.tree_map(lambda y: lax.reshape(y, (whole,) + core.get_aval(y).shape[2:]),
+                            scan_ys)
+    return ys if rest_ys is None else tree_util.tree_map(
+        lambda a, b: lax.concatenate([a, b], 0), ys, rest_ys)

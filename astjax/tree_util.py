@@ -766,6 +766,8 @@ def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Any]:
     children, aux = node.flatten(tree)
     if isinstance(tree, tuple) and hasattr(type(tree), "_fields"):
         aux = type(tree)  # a namedtuple's node data is its class
+    elif type(tree) in (dict, tuple, type(None)):
+        children = tuple(children)  # JAX's children of these three are a tuple
     return children, aux
 
 

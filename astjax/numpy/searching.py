@@ -146,7 +146,7 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     """Count occurrences of each non-negative integer.
 
     Args:
-      x: 1-D non-negative integer array. weights: optional per-element weights.
+      x: 1-D integer array; negative values count in bin 0, as JAX's. weights: optional per-element weights.
       minlength: minimum result length. length: static result length.
       out_sharding: the result's layout on an Explicit mesh: replicated (or unreduced
         over every mesh axis) only, as JAX's.
@@ -175,6 +175,8 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
         length = max(int(minlength), int(xv.max()) + 1 if xv.size else 0)
     if weights is not None:
         [weights] = uf.promote_dtypes(ravel(asarray_operand(weights)))
+    if np.issubdtype(_dt(x), np.signedinteger):
+        x = lax.max(x, lax.full_like(x, 0))  # negative values count in bin 0, as JAX's
     out = _one_hot_count(x, int(length), weights)
     return out if s is None else reshard(out, NamedSharding(s.mesh, s.spec.update(
         partitions=(None,))))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import (ArgumentValueError, DTypeError, NotImplementedInAstjaxError, ShapeError,
-                      ShapeValueError)
+from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
+                      NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from . import ufuncs as uf
 from .contractions import matmul
 from .reductions import (_var_dtypes, all as _all, max as _max, mean as _mean,
@@ -486,41 +486,72 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def gradient(f, *varargs, axis=None, edge_order=None):
     """Numerical gradient of sampled values.
 
-    Central differences inside, one-sided at the edges (scalar spacings).
+    Central differences inside, one-sided first-order differences at the edges.
 
     Args:
-      f: sampled values. varargs: scalar spacing(s) per axis (default 1).
-      axis: axis or axes to differentiate along (None: all). edge_order: accepted;
-        edges always use first-order differences.
+      f: sampled values. varargs: the spacing per axis (default 1): one for every
+        axis, or one each; a scalar (uniform spacing) or a 1-D array of the sample
+        coordinates along its axis.
+      axis: axis or axes to differentiate along (None: all). edge_order: must be None
+        (JAX raises NotImplementedError otherwise).
     Returns:
       One array per axis (a single array when only one axis is used).
-    Differs from NumPy: only scalar spacings are supported.
+    Differs from NumPy: edges are first order only, as JAX's.
     """
-    [f] = promote_args_inexact("gradient", asarray_operand(f))
+    if edge_order is not None:
+        raise NotImplementedInAstjaxError(
+            "The 'edge_order' argument to jnp.gradient is not supported.")
+    f, *spacing = uf.promote_dtypes_inexact(asarray_operand(f), *varargs)
     fv = core.get_aval(f)
     # a repeated axis gives its gradient twice, as JAX (NumPy rejects it)
     axes = canonicalize_axes(axis, fv.ndim, "gradient", unique=False) if axis is not None \
         else tuple(range(fv.ndim))
-    if len(varargs) == 0:
+    if not axes:
+        return []
+    if min(fv.shape[ax] for ax in axes) < 2:
+        raise ShapeValueError("Shape of array too small to calculate a numerical gradient, "
+                              "at least 2 elements are required.")
+    if len(spacing) == 0:
         spacing = [1.0] * len(axes)
-    elif len(varargs) == 1:
-        spacing = list(varargs) * len(axes)
-    else:
-        spacing = list(varargs)
-    if len(spacing) != len(axes) or any(np.ndim(h) for h in spacing):
-        raise ArgumentValueError("gradient: astjax supports scalar spacings only, one per axis")
-    outs = []
-    for ax, h in zip(axes, spacing):
-        n = fv.shape[ax]
-        if n < 2:
-            raise ShapeError("gradient: each axis needs at least 2 elements")
-        sl = lambda s, e: lax.slice_in_dim(f, s, e, axis=ax)  # noqa: E731
-        first = uf.true_divide(uf.subtract(sl(1, 2), sl(0, 1)), h)
-        last = uf.true_divide(uf.subtract(sl(n - 1, n), sl(n - 2, n - 1)), h)
-        mid = uf.true_divide(uf.subtract(sl(2, n), sl(0, n - 2)), 2.0 * h)
-        outs.append(concatenate([first, mid, last], axis=ax) if n > 2 else
-                    concatenate([first, last], axis=ax))
+    elif len(spacing) == 1:
+        spacing = spacing * len(axes)
+    elif len(spacing) != len(axes):
+        raise ArgumentTypeError(f"Invalid number of spacing arguments {len(spacing)} for "
+                                f"axis={axis}")
+    outs = [_gradient_along(f, h, ax) for ax, h in zip(axes, spacing)]
     return outs[0] if len(outs) == 1 else outs
+
+
+def _gradient_along(f, h, ax):
+    """`gradient` along axis `ax` with spacing `h` (a scalar, or the 1-D coordinates),
+    in JAX's arithmetic order."""
+    n = core.get_aval(f).shape[ax]
+    sl = lambda s, e, v=f: lax.slice_in_dim(v, s, e, axis=ax)  # noqa: E731
+    first = uf.subtract(sl(1, 2), sl(0, 1))
+    last = uf.subtract(sl(n - 1, n), sl(n - 2, n - 1))
+    hv = core.get_aval(h)
+    if hv.ndim == 0:
+        mid = uf.true_divide(uf.multiply(uf.subtract(sl(2, n), sl(0, n - 2)), 0.5), h)
+        first, last = uf.true_divide(first, h), uf.true_divide(last, h)
+    elif hv.ndim == 1:
+        if hv.shape[0] != n:
+            raise ShapeValueError("Spacing arrays must have the same length as the dimension "
+                                  "along which the gradient is calculated.")
+        shape = [1] * core.get_aval(f).ndim
+        shape[ax] = n
+        x = reshape(h, tuple(shape))
+        first = uf.true_divide(first, uf.subtract(sl(1, 2, x), sl(0, 1, x)))
+        last = uf.true_divide(last, uf.subtract(sl(n - 1, n, x), sl(n - 2, n - 1, x)))
+        dx1 = uf.subtract(sl(1, n - 1, x), sl(0, n - 2, x))
+        dx2 = uf.subtract(sl(2, n, x), sl(1, n - 1, x))
+        ca = uf.true_divide(uf.negative(dx2), uf.multiply(dx1, uf.add(dx1, dx2)))
+        cb = uf.true_divide(uf.subtract(dx2, dx1), uf.multiply(dx1, dx2))
+        cc = uf.true_divide(dx1, uf.multiply(dx2, uf.add(dx1, dx2)))
+        mid = uf.add(uf.add(uf.multiply(ca, sl(0, n - 2)), uf.multiply(cb, sl(1, n - 1))),
+                     uf.multiply(cc, sl(2, n)))
+    else:
+        raise ShapeValueError("Spacing arrays must be 1D arrays or scalars.")
+    return concatenate([first, mid, last], axis=ax)
 
 
 @library_jit(static_argnames=("axis",))

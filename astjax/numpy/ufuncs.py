@@ -403,7 +403,10 @@ def signbit(x, /):
     if not dtypes.is_float(dt):
         raise ArgumentValueError(f"jax.numpy.signbit is not well defined for {dt}",
                                  hint="apply it to the real and imaginary parts")
-    return logical_or(less(x, 0), logical_and(equal(x, 0), less(true_divide(1.0, x), 0)))
+    # the sign bit itself (so -0.0 and -nan count as negative, as JAX's): the float's
+    # bits read as a signed integer of its width are negative exactly when it is set
+    bits = lax.bitcast_convert_type(x, np.dtype(f"int{np.dtype(dt).itemsize * 8}"))
+    return lax.lt(bits, lax.full_like(bits, 0))
 
 
 def copysign(x1, x2, /):

@@ -24,7 +24,7 @@ from ..numpy import ufuncs as _uf
 from ..numpy.advanced_indexing import take as _take
 from ..numpy.contractions import matmul as _matmul
 from ..numpy.operands import asarray, asarray_operand, promote_dtypes, promote_dtypes_inexact
-from ..numpy.creation import ones_like as _ones_like, zeros_like as _zeros_like
+from ..numpy.creation import arange as _arange, ones_like as _ones_like, zeros_like as _zeros_like
 from ..numpy.shapes import concatenate as _concatenate, swapaxes as _swapaxes
 from ..numpy.util import library_jit
 from ..numpy.vectorize import vectorize as _vectorize
@@ -59,14 +59,16 @@ def _match_batch(a, b):
 
 
 def toeplitz(c, r=None):
-    """T[i, j] = c[i - j] (i >= j), r[j - i] (j > i); r defaults to conj(c)."""
+    """T[i, j] = c[i - j] (i >= j), r[j - i] (j > i): r[0] is ignored; r defaults to
+    conj(c)."""
     c = _vec(c)
     r = _uf.conjugate(c) if r is None else _vec(r)
     c, r = promote_dtypes(c, r)
     c, r = _match_batch(c, r)
     m, n = _shape(c)[-1], _shape(r)[-1]
-    vals = _concatenate([lax.rev(r, (len(_shape(r)) - 1,)),
-                         lax.slice_in_dim(c, 1, m, axis=len(_shape(c)) - 1)], axis=-1)
+    # the diagonal is c[0] (r[0] is ignored, as JAX's and SciPy's)
+    vals = _concatenate([lax.rev(lax.slice_in_dim(r, 1, n, axis=len(_shape(r)) - 1),
+                                 (len(_shape(r)) - 1,)), c], axis=-1)
     i, j = np.arange(m)[:, None], np.arange(n)[None, :]
     return _pattern(vals, n - 1 + i - j)
 
@@ -307,13 +309,21 @@ def dft(n, scale=None, *, dtype=None):
     dt = dtypes.canonicalize(np.dtype(np.complex128 if dtype is None else dtype))
     if not np.issubdtype(dt, np.complexfloating):
         raise ArgumentValueError(f"dtype must be a complex floating-point type; got {dt}.")
-    a = np.arange(n)
-    w = np.exp(-2j * np.pi * np.outer(a, a) / n)
+    return _dft(int(n), scale, dt)
+
+
+@library_jit(static_argnums=(0, 1, 2))
+def _dft(n, scale, dt):
+    # computed in `dt` by the compiled program, in JAX's order, so the rounding (and the
+    # signs of zero parts) are JAX's
+    a = _arange(n, dtype=dt)
+    w = _uf.exp(_uf.true_divide(_uf.multiply(_uf.multiply(-2j * np.pi, a[:, None]),
+                                             a[None, :]), n))
     if scale == "sqrtn":
-        w = w / np.sqrt(n)
+        w = _uf.true_divide(w, _uf.sqrt(n))
     elif scale == "n":
-        w = w / n
-    return asarray(w.astype(dt))
+        w = _uf.true_divide(w, n)
+    return w
 
 # ------------------------------------------------------------------------- polar
 

@@ -77,7 +77,11 @@ def _complex_dtype(dtype):
 def _named_window(window, n, dtype):
     """The periodic window `window` (a name or a (name, parameter...) tuple) of `n`."""
     if window == "hann":
-        win = np.ones(1) if n == 1 else np.sin(np.linspace(0, np.pi, n, endpoint=False)) ** 2
+        # computed in the default float dtype by the device, as JAX's (so its rounding:
+        # sin(pi / 2)**2 is not exactly 1 in float32)
+        win = jnp.array([1.0]) if n == 1 else \
+            jnp.sin(jnp.linspace(0, np.pi, n, endpoint=False)) ** 2
+        return jnp.asarray(win, dtype=dtype)
     else:
         try:
             from scipy.signal import get_window

@@ -17,7 +17,9 @@ from ...errors import MissingNameError, ShapeError, ShapeValueError
 from ...primitives.linalg import cholesky_p
 from .. import ufuncs as uf
 from ..arrayops import cross as _cross, vecdot as _vd
-from ..contractions import dot as _dot, matmul as _matmul, outer as _outer, tensordot as _td
+from ..arraylike import check_arraylike as _check_arraylike
+from ..contractions import (einsum as _einsum, matmul as _matmul, outer as _outer,
+                            tensordot as _td)
 from ..creation import eye as _eye
 from ..reductions import any as _any, max as _max, min as _min, sum as _sum
 from ..shapes import diagonal as _dg, moveaxis as _moveaxis, ravel as _ravel, trace as _tr
@@ -254,19 +256,48 @@ def matrix_power(a, n):
 
 
 def multi_dot(arrays, *, precision=None):
-    """Chained matrix product of a sequence of arrays.
+    """Chained matrix product of a sequence of arrays, in the cheapest order.
 
     Args:
-      arrays: sequence of arrays; the first and last may be 1-D.
-      precision: accepted for JAX compatibility.
+      arrays: sequence of at least two arrays: 2-D, except the first and last, which
+        may be 1-D.
+      precision: the contraction precision, as JAX's.
     Returns:
-      `arrays[0] @ arrays[1] @ ...`.
-    Differs from NumPy: evaluated left to right (no cost-based ordering); no `out=`.
+      `arrays[0] @ arrays[1] @ ...`, multiplied in the order of fewest flops (JAX's
+      `einsum(..., optimize='auto')` path).
+    Differs from NumPy: no `out=`.
     """
-    out = arrays[0]
-    for a in arrays[1:]:
-        out = _dot(out, a)
-    return out
+    _check_arraylike("jnp.linalg.multi_dot", *arrays)
+    arrs = [asarray_operand(a) for a in arrays]
+    if len(arrs) < 2:
+        raise ShapeValueError(f"multi_dot requires at least two arrays; got "
+                              f"len(arrays)={len(arrs)}")
+    shapes = [core.get_aval(a).shape for a in arrs]
+    if not (len(shapes[0]) in (1, 2) and len(shapes[-1]) in (1, 2)
+            and all(len(s) == 2 for s in shapes[1:-1])):
+        raise ShapeValueError(
+            "multi_dot: input arrays must all be two-dimensional, except for the first and "
+            f"last array which may be 1 or 2 dimensional. Got array shapes {shapes}")
+    if any(a[-1] != b[0] for a, b in zip(shapes[:-1], shapes[1:])):
+        raise ShapeValueError(
+            "multi_dot: last dimension of each array must match first dimension of "
+            f"following array. Got array shapes {shapes}")
+    # array k contracts index k with k+1 (a 1-D end drops its outer index); the output
+    # keeps the indices used once, in order: JAX's einsum with optimize='auto'
+    letters = [_einsum_letter(k) for k in range(len(arrs) + 1)]
+    terms = [letters[k] + letters[k + 1] for k in range(len(arrs))]
+    if len(shapes[0]) == 1:
+        terms[0] = terms[0][1:]
+    if len(shapes[-1]) == 1:
+        terms[-1] = terms[-1][:1]
+    out = (letters[0] if len(shapes[0]) == 2 else "") + (
+        letters[-1] if len(shapes[-1]) == 2 else "")
+    return _einsum(",".join(terms) + "->" + out, *arrs, optimize="auto",
+                   precision=precision)
+
+
+def _einsum_letter(k):
+    return "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[k]
 
 
 def outer(x1, x2, /):

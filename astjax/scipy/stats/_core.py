@@ -9,20 +9,26 @@ import numpy as np
 
 from ... import numpy as jnp
 from ...batching_api import vmap
+from ...numpy.arraylike import check_arraylike as _check_arraylike
+from ...numpy.ufuncs import promote_args_inexact as _promote_args_inexact
+from ...numpy.util import library_jit as _library_jit
 
 
-def sem(a, axis=0, ddof=1, nan_policy="propagate"):
+@_library_jit(static_argnames=("axis", "nan_policy", "keepdims"))  # compiled, as JAX's
+def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
     """The standard error of the mean: std(a, ddof) / sqrt(n) along `axis`
-    (`axis=None` flattens). `nan_policy` 'propagate' or 'omit'."""
-    if nan_policy not in ("propagate", "omit"):
-        raise ValueError(f"nan_policy must be 'propagate' or 'omit', got {nan_policy!r}")
-    a = jnp.asarray(a)
-    if axis is None:
-        a, axis = a.ravel(), 0
+    (`axis=None`: over every element); `keepdims` keeps the reduced axes with size 1.
+    `nan_policy` 'propagate' or 'omit' (NaNs left out of the count and the std)."""
+    _check_arraylike("sem", a)
+    [b] = _promote_args_inexact("sem", a)
+    if nan_policy == "propagate":
+        n = b.size if axis is None else b.shape[axis]
+        return jnp.std(b, axis, ddof=ddof, keepdims=keepdims) / jnp.sqrt(n).astype(b.dtype)
     if nan_policy == "omit":
-        n = jnp.sum(~jnp.isnan(a), axis=axis)
-        return jnp.nanstd(a, axis=axis, ddof=ddof) / jnp.sqrt(n)
-    return jnp.std(a, axis=axis, ddof=ddof) / jnp.sqrt(a.shape[axis])
+        n = jnp.sum(~jnp.isnan(b), axis, keepdims=keepdims)
+        return (jnp.nanstd(b, axis, ddof=ddof, keepdims=keepdims)
+                / jnp.sqrt(n).astype(b.dtype))
+    raise ValueError(f"{nan_policy} is not supported (nan_policy: 'propagate' or 'omit')")
 
 
 class ModeResult(NamedTuple):
