@@ -145,6 +145,8 @@ def main(argv=None):
                    help="the interpreter with astjax installed (default: this one)")
     p.add_argument("--only", default="", help="comma-separated qualified names")
     p.add_argument("--out", default=None, help="directory for the JSON results")
+    p.add_argument("--reuse-jax", default=None, metavar="DIR",
+                   help="take JAX's side from an earlier run's DIR/jax.json (same names)")
     p.add_argument("--side", choices=["jax", "astjax"], help=argparse.SUPPRESS)
     p.add_argument("--cases", help=argparse.SUPPRESS)
     p.add_argument("-v", action="store_true", help="print every disagreement in full")
@@ -165,7 +167,12 @@ def main(argv=None):
     with open(cases_path, "w") as f:
         json.dump(cases, f)
     results = {}
+    if a.reuse_jax:
+        with open(os.path.join(a.reuse_jax, "jax.json")) as f:
+            results["jax"] = json.load(f)
     for side, python in (("jax", sys.executable), ("astjax", a.astjax_python or sys.executable)):
+        if side in results:
+            continue
         proc = subprocess.run([python, os.path.abspath(__file__), "--side", side,
                                "--cases", cases_path], capture_output=True, text=True,
                               cwd=tempfile.gettempdir())
