@@ -109,3 +109,10 @@ def test_forward_mode_through_custom_vjp_is_a_type_error_under_any_outer_transfo
         h(jnp.array([0.3, -0.7, 1.1]))
     assert isinstance(info.value, errors.AstjaxError)
     assert "_cv(v)" in str(info.value)   # located at the custom_vjp's call
+
+
+@pytest.mark.parametrize("xs", [None, (jnp.ones(3), jnp.ones(4))])
+def test_lax_map_without_a_common_length_is_a_value_error(xs):
+    # JAX: ValueError from scan (lax.map reached astjax's scan without lax.scan's check)
+    with pytest.raises(ValueError, match="scan got"):
+        astjax.lax.map(lambda x: x, xs)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import core, dtypes, hi_state, tree_util
 from ..core import Eqn, ShapedArray, Var, bind
-from ..errors import LoopCarryError, ShapeError, StructureError
+from ..errors import ArgumentValueError, LoopCarryError, ShapeError, StructureError
 from ..shape_poly import canonical_dim
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
@@ -603,9 +603,12 @@ def _scan(f, init, xs, length, reverse, unroll):
         raise ShapeError("scan got a scalar in xs: every xs leaf needs a leading axis")
     if length is not None:
         lengths.add(canonical_dim(length))
-    if len(lengths) != 1:
-        raise ShapeError(f"scan got inconsistent lengths {sorted(lengths)}" if lengths else
-                         "scan needs xs or an explicit length")
+    if len(lengths) != 1:   # (JAX's ValueError: lax.map reaches it without lax.scan's check)
+        raise ArgumentValueError(
+            f"scan got inconsistent lengths {sorted(lengths)}" if lengths else
+            "scan got no values to scan over and `length` not provided",
+            hint="every leaf of xs needs the same length along axis 0" if lengths else
+                 "pass xs, or length=n for a loop without inputs")
     n = lengths.pop()
     carry_avals = _carry_avals(carry_leaves)
     x_avals = [_aval(x).update(shape=_aval(x).shape[1:]) for x in x_leaves]
