@@ -300,12 +300,18 @@ class Array:
     def __repr__(self):
         v = self._value()
         prefix = "Array("
+        width = np.get_printoptions()["linewidth"]
         if v.ndim == 0:
             body = repr(v[()].item()) if v.dtype == np.bool_ else np.array2string(v)
+        elif v.size == 0:   # (JAX shows an empty array's shape)
+            body = f"[], shape={v.shape}"
         else:
-            body = np.array2string(v, separator=", ", prefix=prefix)
-        extra = ", weak_type=True" if self.weak_type else ""
-        return f"{prefix}{body}, dtype={self.dtype.name}{extra})"
+            body = np.array2string(v, separator=", ", prefix=prefix, suffix=",",
+                                   max_line_width=width)
+        dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        # as JAX: the dtype goes under the values when the last line has no room for it
+        fits = len(body) - body.rfind("\n") + 1 + len(dtype) + 2 <= width
+        return f"{prefix}{body},{' ' if fits else ' ' * len(prefix)}{dtype})"
 
     def __str__(self):
         return str(self._value())

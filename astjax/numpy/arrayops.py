@@ -1,6 +1,6 @@
 """More array construction and rearrangement: insert/delete/append, block, resize,
-unstack, rollaxis, index helpers (indices, tri*_indices, diag_indices, ix_, mgrid,
-ogrid, r_, c_, s_, unravel_index, ravel_multi_index), windows, cross,
+unstack, rollaxis, index helpers (indices, tri*_indices, diag_indices, ix_,
+unravel_index, ravel_multi_index; mgrid/ogrid/r_/c_: index_tricks.py), windows, cross,
 vecdot/matvec/vecmat, apply_along_axis, choose/compress/extract (polynomials:
 polynomial.py).
 
@@ -19,7 +19,7 @@ from .contractions import matmul
 from .creation import diag
 from .operands import _dtype, asarray, operator_index, _strong_result
 from .reductions import sum as _sum
-from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
+from .shapes import concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import asarray_operand, where
 from .util import canonicalize_axis, library_jit, static_int
 from .sorting import argsort
@@ -29,7 +29,7 @@ __all__ = ["take_static", "append", "insert", "delete", "unstack", "rollaxis", "
            "block", "diagflat", "fill_diagonal", "choose", "compress", "extract", "indices",
            "fromfunction", "tril_indices", "triu_indices", "tril_indices_from",
            "triu_indices_from", "diag_indices", "diag_indices_from", "vander", "ix_",
-           "mgrid", "ogrid", "r_", "c_", "s_", "index_exp", "bartlett", "blackman",
+           "bartlett", "blackman",
            "hamming", "hanning", "kaiser", "cross", "vecdot", "matvec", "vecmat",
            "ravel_multi_index", "unravel_index", "apply_along_axis", "apply_over_axes"]
 
@@ -495,56 +495,6 @@ def ix_(*args):
         shape[i] = _shape(a)[0]
         out.append(lax.reshape(a, tuple(shape)))
     return tuple(out)
-
-
-def _canon_const(v):
-    v = np.asarray(v)
-    return asarray(v.astype(dtypes.canonicalize(v.dtype)))
-
-
-class _Grid:
-    def __init__(self, sparse):
-        self.sparse = sparse
-
-    def __getitem__(self, key):
-        g = (np.ogrid if self.sparse else np.mgrid)[key]
-        if isinstance(g, (list, tuple)):
-            return tuple(_canon_const(x) for x in g) if self.sparse else _canon_const(g)
-        return _canon_const(g)
-
-
-mgrid = _Grid(False)
-ogrid = _Grid(True)
-
-
-class _Concat:
-    def __init__(self, column):
-        self.column = column
-
-    def __getitem__(self, key):
-        key = key if isinstance(key, tuple) else (key,)
-        items = []
-        for k in key:
-            if isinstance(k, slice):
-                items.append(_canon_const(np.r_[k]))
-            elif isinstance(k, str):
-                raise ArgumentValueError("jnp.r_/c_ string directives are not supported in astjax")
-            else:
-                items.append(atleast_1d(asarray(k)))
-        if not self.column:
-            return concatenate(items, axis=0)
-        cols = []
-        for it in items:
-            if core.get_aval(it).ndim == 1:
-                it = lax.reshape(it, (_shape(it)[0], 1))
-            cols.append(it)
-        return concatenate(cols, axis=-1)
-
-
-r_ = _Concat(False)
-c_ = _Concat(True)
-s_ = np.s_
-index_exp = np.index_exp
 
 
 def _window(fn, M, *args):
