@@ -40,3 +40,29 @@ def test_repr_of_an_empty_array_shows_its_shape():
     assert repr(jnp.argwhere(1)) == "Array([], shape=(1, 0), dtype=int32)"
     assert repr(jnp.argwhere(0)) == "Array([], shape=(0, 0), dtype=int32)"
     assert repr(jnp.zeros((0,), jnp.int32)) == "Array([], shape=(0,), dtype=int32)"
+
+
+def test_isscalar_follows_numpy_then_zero_dim_arrays():
+    values = [1.0, 1 + 1j, jnp.array(1), jnp.int32(1), np.array(1.0), np.int32(1),
+              jnp.array([1]), np.array([1]), None, [1], (), slice(10), "a"]
+    assert [jnp.isscalar(v) for v in values] == [True, True, True, True, True, True,
+                                                 False, False, False, False, False, False,
+                                                 True]
+
+
+@pytest.mark.parametrize("a, b, want", [
+    ("uint8", int, "uint8"), (int, "uint8", "uint8"), (int, int, "int64"),
+    (int, float, "float64"), ("float16", float, "float16"), ("int8", complex, "complex128"),
+    ("bool", int, "int64"), (float, "int32", "float64"), ("uint64", "int8", "float64"),
+    (bool, int, "int64"), (float, complex, "complex128"), ("bfloat16", float, "bfloat16"),
+    ("float16", complex, "complex64"), ("uint32", int, "uint32"), ("int32", "float32", "float32")])
+def test_promote_types_python_types_are_weak(a, b, want):
+    assert jnp.promote_types(a, b) == np.dtype(want)
+
+
+def test_size_over_a_tuple_of_axes():
+    y = jnp.zeros((2, 3, 4))
+    assert (jnp.size(y, axis=(1,)), jnp.size(y, axis=(0, 2)), jnp.size(y, axis=-1),
+            jnp.size(y, axis=()), jnp.size(3.0, axis=())) == (3, 8, 4, 1, 1)
+    with pytest.raises(ValueError):
+        jnp.size(y, axis=(1, 1))

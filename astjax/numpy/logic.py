@@ -529,13 +529,19 @@ def isscalar(element):
     Returns:
       A Python bool.
 
-    Differences from NumPy: 0-d Arrays and Tracers count as scalars (JAX's rule); NumPy
-    returns False for 0-d arrays.
+    Differences from NumPy: 0-d arrays (NumPy's, Arrays, Tracers and objects with
+    `__jax_array__`) count as scalars (JAX's rule); NumPy returns False for them.
     """
-    if isinstance(element, (bool, int, float, complex, np.generic)):
+    if np.isscalar(element):
         return True
     a = getattr(element, "aval", None)
-    return a is not None and a.ndim == 0
+    if a is not None:
+        return a.ndim == 0
+    if isinstance(element, np.ndarray):
+        return element.ndim == 0
+    if getattr(element, "__jax_array__", None) is not None:
+        return core.get_aval(asarray(element)).ndim == 0
+    return False
 
 
 def iterable(y):
@@ -556,6 +562,14 @@ def iterable(y):
     return True
 
 
+def _promotion_node(t):
+    """The lattice node of a dtype specifier: the Python types int, float and complex
+    (the objects themselves) are weak, as JAX's; anything else is read as a dtype."""
+    weak = {int: "i*", float: "f*", complex: "c*"}
+    return next((n for typ, n in weak.items() if t is typ), None) or dtypes.lattice_node(
+        dtypes.dtype(t))
+
+
 def promote_types(a, b):
     """The dtype two dtypes promote to under JAX's promotion lattice.
 
@@ -566,7 +580,8 @@ def promote_types(a, b):
       A NumPy dtype.
 
     Differences from NumPy: follows JAX's lattice, which also covers bfloat16 (bfloat16
-    with float16 gives float32); no x64 canonicalization is applied, but without x64
+    with float16 gives float32); the Python types int, float and complex are weak (`uint8`
+    with `int` stays `uint8`); no x64 canonicalization is applied, but without x64
     uint32 with a signed integer gives int32 (as JAX: no 64-bit type from narrower ones).
 
     Example:
@@ -574,8 +589,7 @@ def promote_types(a, b):
       >>> jnp.promote_types('int32', 'float32')
       dtype('float32')
     """
-    j = dtypes._join(frozenset({dtypes.lattice_node(dtypes.dtype(a)),
-                                dtypes.lattice_node(dtypes.dtype(b))}))
+    j = dtypes._join(frozenset({_promotion_node(a), _promotion_node(b)}))
     # a join above every integer (u64 with a signed int) is the Python float's dtype
     return {"i*": dtypes.int64, "f*": dtypes.float64, "c*": dtypes.complex128}.get(
         j) or dtypes._FROM_KEY[j]

@@ -45,11 +45,13 @@ def ndim(a):
 
 def size(a, axis=None):
     """Return the element count of `a`, or its extent along `axis`.
-    Args: a: array; axis: optional int (or tuple of ints).
+    Args: a: array; axis: optional int (or tuple of ints: the product of their extents).
     Returns: int number of elements.
     Vs NumPy: the result is a static Python int, available under jit."""
     s = shape(a)
-    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+    if axis is None:
+        return int(np.prod(s, dtype=np.int64))
+    return math.prod(s[i] for i in canonicalize_axes(axis, len(s), "size"))
 
 
 def reshape(a, shape, order="C", *, copy=None, out_sharding=None) -> Array:
