@@ -66,3 +66,44 @@ def test_size_over_a_tuple_of_axes():
             jnp.size(y, axis=()), jnp.size(3.0, axis=())) == (3, 8, 4, 1, 1)
     with pytest.raises(ValueError):
         jnp.size(y, axis=(1, 1))
+
+
+def test_delete_with_a_slice_and_lists_refused():
+    a = jnp.array([4, 5, 6, 7, 8, 9])
+    assert jnp.delete(a, slice(1, 4)).tolist() == [4, 8, 9]
+    with pytest.raises(TypeError, match="delete requires ndarray or scalar arguments"):
+        jnp.delete(a, [1, 2])
+
+
+def test_polyadd_polysub_of_2d_stacks():
+    x3 = jnp.array([[2, 3, 1]])
+    x4 = jnp.array([[5, 7, 3], [8, 2, 6]])
+    assert jnp.polyadd(x3, x4).tolist() == [[5, 7, 3], [10, 5, 7]]
+    assert jnp.polysub(x3, x4).tolist() == [[-5, -7, -3], [-6, 1, -5]]
+    x6 = jnp.array([[5, 7, 9], [8, 6, 4]])
+    assert jnp.polyadd(x6, jnp.array([2])).tolist() == [[5, 7, 9], [10, 8, 6]]
+    assert jnp.polyadd(jnp.array([2, 3]), jnp.array([5, 4, 1])).tolist() == [5, 6, 4]
+    with pytest.raises(ValueError):
+        jnp.polyadd(jnp.array([1, 3, 5]), x6)
+
+
+def test_polydiv_trim_leading_zeros():
+    q, r = jnp.polydiv(jnp.array([5., 7., 9.]), jnp.array([4., 1.]), trim_leading_zeros=True)
+    assert (q.tolist(), r.tolist()) == ([1.25, 1.4375], [7.5625])
+    q, r = jnp.polydiv(jnp.array([4., 8., 4.]), jnp.array([2., 2.]), trim_leading_zeros=True)
+    assert (q.tolist(), r.shape) == ([2.0, 2.0], (0,))
+    _, r = jnp.polydiv(jnp.array([5., 7., 9.]), jnp.array([4., 1.]))
+    assert r.tolist() == [0.0, 0.0, 7.5625]
+
+
+def test_polyint_constants_appended_then_divided():
+    p = jnp.array([3., 2., 1.])
+    assert jnp.polyint(p, k=4).tolist() == [1.0, 1.0, 1.0, 4.0]
+    assert repr(jnp.polyint(p, m=2, k=3)) == (
+        "Array([0.25      , 0.33333334, 0.5       , 3.        , 3.        ],      "
+        "dtype=float32)")
+    assert jnp.polyint(p, m=2, k=jnp.array([1., 2.])).tolist() == [0.25, np.float32(1 / 3), 0.5, 1., 2.]
+    with pytest.raises(TypeError, match="polyint requires ndarray or scalar arguments"):
+        jnp.polyint(p, m=2, k=[1, 2])
+    with pytest.raises(ValueError, match="rank-1 array of length 1 or m"):
+        jnp.polyint(p, m=2, k=jnp.ones(3))

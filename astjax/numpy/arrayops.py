@@ -24,6 +24,7 @@ from .ufuncs import asarray_operand, where
 from .util import canonicalize_axis, library_jit, static_int
 from .sorting import argsort
 from .advanced_indexing import take
+from .arraylike import check_arraylike
 
 __all__ = ["take_static", "append", "insert", "delete", "unstack", "rollaxis", "resize",
            "block", "diagflat", "fill_diagonal", "choose", "compress", "extract", "indices",
@@ -93,7 +94,8 @@ def append(arr, values, axis=None):
 
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     """Remove entries of `arr` at the indices `obj` along `axis`.
-    Args: arr: array; obj: int, slice or int array; axis: int or None (flatten).
+    Args: arr: array; obj: int, slice, or int array (not a list, as JAX); axis: int or
+        None (flatten).
     Returns: Array without those entries.
     Vs NumPy: `obj` must be static so the output shape is known.
     Example:
@@ -106,6 +108,8 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         arr, axis = ravel(arr), 0
     axis = canonicalize_axis(axis, core.get_aval(arr).ndim, "delete")
     n = _shape(arr)[axis]
+    if not isinstance(obj, (slice, int, np.integer)):   # (JAX checks an index array only)
+        check_arraylike("delete", arr, obj)
     obj = _static_indices(obj, "the indices of jnp.delete")
     keep = np.delete(np.arange(n), obj)
     return take_static(arr, keep, axis)

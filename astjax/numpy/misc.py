@@ -397,11 +397,12 @@ def polydiv(u, v, *, trim_leading_zeros=False):
 
     Args:
       u: dividend coefficients. v: divisor coefficients (highest power first).
-      trim_leading_zeros: accepted for JAX compatibility.
+      trim_leading_zeros: drop the remainder's leading entries below sqrt(eps) in
+        magnitude, as JAX (needs concrete values; all of them small: an empty remainder).
     Returns:
-      `(quotient, remainder)`; the remainder keeps the length of `u`.
-    Differs from NumPy: leading zeros of the remainder are not trimmed (static
-    shapes).
+      `(quotient, remainder)`; the remainder keeps the length of `u` unless trimmed.
+    Differs from NumPy: leading zeros of the remainder are trimmed only when asked
+    (static shapes).
     """
     u, v = uf.promote_dtypes_inexact(u, v)
     m, n = core.get_aval(u).shape[0] - 1, core.get_aval(v).shape[0] - 1
@@ -415,7 +416,23 @@ def polydiv(u, v, *, trim_leading_zeros=False):
         dv = uf.multiply(d, v)
         shifted = lax.pad(dv, _pad_value(dv), [(k, m - n - k, 0)])
         r = uf.subtract(r, shifted)
+    if trim_leading_zeros:
+        r = _trim_leading_small(r)
     return q, r
+
+
+def _trim_leading_small(r):
+    """`r` without its leading entries of magnitude below sqrt(eps) of its dtype."""
+    if isinstance(r, Tracer):
+        if r.known is None:
+            raise ConcretizationError("jnp.polydiv(trim_leading_zeros=True) needs a "
+                                      "remainder known at staging time")
+        value = np.asarray(r.known)
+    else:
+        value = np.asarray(r)
+    small = np.abs(value) < np.sqrt(dtypes.finfo(value.dtype).eps)
+    start = int(np.argmin(small)) if not small.all() else value.shape[0]
+    return lax.slice_in_dim(r, start, value.shape[0])
 
 
 @library_jit(static_argnames=("axis",))
