@@ -107,3 +107,59 @@ def test_polyint_constants_appended_then_divided():
         jnp.polyint(p, m=2, k=[1, 2])
     with pytest.raises(ValueError, match="rank-1 array of length 1 or m"):
         jnp.polyint(p, m=2, k=jnp.ones(3))
+
+
+def test_repeat_with_total_repeat_length_under_jit():
+    a, repeats = jnp.array([[1, 2], [3, 4]]), jnp.array([2, 3])
+    jit_repeat = astjax.jit(jnp.repeat, static_argnames=['axis', 'total_repeat_length'])
+    assert jit_repeat(a, repeats, axis=1, total_repeat_length=5).tolist() == [
+        [1, 1, 2, 2, 2], [3, 3, 4, 4, 4]]
+    assert jit_repeat(a, repeats, axis=1, total_repeat_length=4).tolist() == [
+        [1, 1, 2, 2], [3, 3, 4, 4]]
+    assert jit_repeat(a, repeats, axis=1, total_repeat_length=7).tolist() == [
+        [1, 1, 2, 2, 2, 2, 2], [3, 3, 4, 4, 4, 4, 4]]
+    assert jit_repeat(a, jnp.array(2), axis=1, total_repeat_length=4).tolist() == [
+        [1, 1, 2, 2], [3, 3, 4, 4]]
+    # eager too: the last block runs on to the given length, as JAX's
+    assert jnp.repeat(a, repeats, axis=0, total_repeat_length=6).tolist() == [
+        [1, 2], [1, 2], [3, 4], [3, 4], [3, 4], [3, 4]]
+    with pytest.raises(ValueError):
+        jit_repeat(a, repeats, total_repeat_length=4)
+
+
+def test_fromfunction_maps_the_function_over_scalars():
+    def f(x):
+        return (x + 1) * jnp.arange(3)
+    assert repr(jnp.fromfunction(f, shape=(2,))) == (
+        "Array([[0., 1., 2.],\n       [0., 2., 4.]], dtype=float32)")
+    assert jnp.fromfunction(jnp.multiply, shape=(2, 3), dtype=int).tolist() == [
+        [0, 0, 0], [0, 1, 2]]
+    s, p = jnp.fromfunction(lambda x, y: (x + y, x * y), shape=(2, 2))
+    assert (s.tolist(), p.tolist()) == ([[0., 1.], [1., 2.]], [[0., 0.], [0., 1.]])
+
+
+def test_piecewise_condlist_array_and_last_condition_wins():
+    x = jnp.array([-4, -3, -2, -1, 0, 1, 2, 3, 4])
+    condlist = jnp.array([False, True, False])
+    funclist = [lambda x: x * 0, lambda x: x * 10, lambda x: x * 100]
+    assert jnp.piecewise(x, condlist, funclist).tolist() == [
+        -40, -30, -20, -10, 0, 10, 20, 30, 40]
+    assert jnp.piecewise(x, [x < 2, x > -2], [lambda x: x * 0 + 7, lambda x: x * 10]
+                         ).tolist() == [7, 7, 7, -10, 0, 10, 20, 30, 40]
+    assert jnp.piecewise(x, [x < -1, x > 1], [lambda x: 1 + x, lambda x: x - 1, 0]
+                         ).tolist() == [-3, -2, -1, 0, 0, 0, 1, 2, 3]
+    with pytest.raises(ValueError, match="either 1 or 2 functions"):
+        jnp.piecewise(x, [x < 0], [lambda x: x * 2, lambda x: x * 3, 5])
+
+
+def test_einsum_interleaved_sublists():
+    x, y = jnp.arange(4), jnp.array([5, 4, 3, 2])
+    assert repr(jnp.einsum(x, (0,), y, (0,))) == "Array(16, dtype=int32)"
+    assert int(jnp.einsum(x, [0], y, [0], [])) == 16
+    M, N = jnp.arange(6).reshape(2, 3), jnp.arange(12).reshape(3, 4)
+    assert jnp.einsum(M, [0, 1], N, [1, 2], [2, 0]).shape == (4, 2)
+    assert jnp.einsum(M, [Ellipsis, 1], x[:3], [1], [Ellipsis]).tolist() == [5, 14]
+    # labels are ranked: 30 sorts after 2, so the implicit output is (2, 30)
+    assert jnp.einsum(M, [30, 1], N, [1, 2]).tolist() == [[20, 56], [23, 68], [26, 80],
+                                                          [29, 92]]
+    assert jnp.einsum(M, ['i', 'j'], N, ['j', 'k'], ['k', 'i']).shape == (4, 2)

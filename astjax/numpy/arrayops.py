@@ -16,7 +16,8 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, ConcretizationError
                       NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from . import ufuncs as uf
 from .contractions import matmul
-from .creation import diag
+from ..batching_api import vmap
+from .creation import arange, diag
 from .operands import _dtype, asarray, operator_index, _strong_result
 from .reductions import sum as _sum
 from .shapes import concatenate, moveaxis, ravel, reshape, stack
@@ -387,11 +388,14 @@ def indices(dimensions, dtype=None, sparse=False):
 def fromfunction(function, shape, *, dtype=float, **kwargs):
     """Build an array by calling `function` on coordinate arrays.
     Args: function: callable; shape: tuple; dtype: coordinate dtype; **kwargs: passed on.
-    Returns: whatever `function` returns.
-    Vs NumPy: `shape` must be static; `function` is traced once on whole arrays."""
-    shape = tuple(int(d) for d in shape)
-    dt = _dtype(dtype, dtypes.dtype(float))
-    return function(*[lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))], **kwargs)
+    Returns: whatever `function` returns (each leaf with leading dimensions `shape`).
+    Vs NumPy: `shape` must be static; as JAX, `function` is mapped with `vmap` over
+        each coordinate, so it sees scalars (NumPy calls it once on whole grids)."""
+    shape = tuple(static_int(d, "shape argument of jnp.fromfunction()") for d in shape)
+    for i in range(len(shape)):
+        in_axes = [0 if i == j else None for j in range(len(shape))]
+        function = vmap(function, in_axes=tuple(in_axes[::-1]))
+    return function(*(arange(n, dtype=dtype) for n in shape), **kwargs)
 
 
 def _index_pair(r, c):
