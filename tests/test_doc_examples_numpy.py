@@ -163,3 +163,17 @@ def test_einsum_interleaved_sublists():
     assert jnp.einsum(M, [30, 1], N, [1, 2]).tolist() == [[20, 56], [23, 68], [26, 80],
                                                           [29, 92]]
     assert jnp.einsum(M, ['i', 'j'], N, ['j', 'k'], ['k', 'i']).shape == (4, 2)
+
+
+def test_partition_and_argpartition_in_jax_order():
+    x = jnp.array([6, 8, 4, 3, 1, 9, 7, 5, 2, 3])
+    assert jnp.partition(x, 4).tolist() == [1, 2, 3, 3, 4, 9, 8, 7, 6, 5]
+    assert jnp.argpartition(x, 4).tolist() == [4, 8, 3, 9, 2, 0, 1, 5, 6, 7]
+    assert jnp.partition(x, -3).tolist() == [1, 2, 3, 3, 4, 5, 6, 7, 9, 8]
+    u = jnp.array([3, 0, 2, 5, 0], dtype=jnp.uint8)
+    assert jnp.partition(u, 2).tolist() == [0, 0, 2, 5, 3]
+    assert jnp.argpartition(u, 2).tolist() == [1, 4, 2, 0, 3]
+    y = jnp.array([[4, 0, 3], [1, 2, 0]])
+    assert jnp.argpartition(y, 0, axis=1).tolist() == [[1, 0, 2], [2, 0, 1]]
+    assert jnp.partition(y, 0, axis=0).tolist() == [[1, 0, 0], [4, 2, 3]]
+
