@@ -298,20 +298,13 @@ class Array:
         return format(self._value(), spec)
 
     def __repr__(self):
-        v = self._value()
-        prefix = "Array("
-        width = np.get_printoptions()["linewidth"]
-        if v.ndim == 0:
-            body = repr(v[()].item()) if v.dtype == np.bool_ else np.array2string(v)
-        elif v.size == 0:   # (JAX shows an empty array's shape)
-            body = f"[], shape={v.shape}"
-        else:
-            body = np.array2string(v, separator=", ", prefix=prefix, suffix=",",
-                                   max_line_width=width)
+        v, width = self._value(), np.get_printoptions()["linewidth"]
+        # as JAX: an empty array shows its shape; the dtype goes under a full last line
+        body = f"[], shape={v.shape}" if v.size == 0 else np.array2string(
+            v, separator=", ", prefix="Array(", suffix=",", max_line_width=width)
         dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
-        # as JAX: the dtype goes under the values when the last line has no room for it
-        fits = len(body) - body.rfind("\n") + 1 + len(dtype) + 2 <= width
-        return f"{prefix}{body},{' ' if fits else ' ' * len(prefix)}{dtype})"
+        fits = len(body) - body.rfind("\n") + len(dtype) + 3 <= width
+        return f"Array({body},{' ' if fits else ' ' * 6}{dtype})"
 
     def __str__(self):
         return str(self._value())
