@@ -13,14 +13,14 @@ from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError,
                       ConcretizationError, ShapeError, ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
-from .advanced_indexing import scatter_index
+from .advanced_indexing import scatter_index as _scatter_index
 from .indexing import _getitem, take
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        jax_array_protocol, promote_dtypes, result, _strong_result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
 from .util import (canonicalize_axes, canonicalize_axis, library_jit as _library_jit,
-                   out_sharding_arg, prefix_sum, static_int, with_out_sharding)
+                   out_sharding_arg, prefix_sum as _prefix_sum, static_int, with_out_sharding)
 from ..typing import Array
 
 
@@ -654,9 +654,9 @@ def _repeat_to_length(a, repeats, axis, total):
     if total == 0 or n == 0:
         return a if n == 0 else lax.slice_in_dim(a, 0, 0, axis=axis)
     # a 1 where each element's block starts, then a running sum: the gather indices
-    starts = prefix_sum(reps, exclusive=True)
-    marks = scatter_index(lax.full((total,), 0, np.int32), (starts,), np.int32(1), "add")
-    return take(a, lax.sub(prefix_sum(marks), np.int32(1)), axis=axis)
+    starts = _prefix_sum(reps, exclusive=True)
+    marks = _scatter_index(lax.full((total,), 0, np.int32), (starts,), np.int32(1), "add")
+    return take(a, lax.sub(_prefix_sum(marks), np.int32(1)), axis=axis)
 
 
 def _repeat_indices(reps, n):
