@@ -298,14 +298,13 @@ class Array:
         return format(self._value(), spec)
 
     def __repr__(self):
-        v = self._value()
-        prefix = "Array("
-        if v.ndim == 0:
-            body = repr(v[()].item()) if v.dtype == np.bool_ else np.array2string(v)
-        else:
-            body = np.array2string(v, separator=", ", prefix=prefix)
-        extra = ", weak_type=True" if self.weak_type else ""
-        return f"{prefix}{body}, dtype={self.dtype.name}{extra})"
+        v, width = self._value(), np.get_printoptions()["linewidth"]
+        # as JAX: an empty array shows its shape; the dtype goes under a full last line
+        body = f"[], shape={v.shape}" if v.size == 0 else np.array2string(
+            v, separator=", ", prefix="Array(", suffix=",", max_line_width=width)
+        dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        fits = len(body) - body.rfind("\n") + len(dtype) + 3 <= width
+        return f"Array({body},{' ' if fits else ' ' * 6}{dtype})"
 
     def __str__(self):
         return str(self._value())

@@ -29,6 +29,7 @@ from .quantiles import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
 from .arrayops import *  # noqa: F401,F403
 from .arrayops import take_static as _take_static  # noqa: F401
+from .index_tricks import *  # noqa: F401,F403
 from .polynomial import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .array_api import (__array_api_version__, __array_namespace_info__,  # noqa: F401

@@ -60,7 +60,7 @@ _FIRST = """abs absolute acos acosh all amax amin angle any arccos arccosh arcsi
 arctan arctanh argmax argmin argpartition argsort argwhere around array_split asin asinh
 atan atanh bincount bitwise_count bitwise_invert
 bitwise_not broadcast_to cbrt ceil clip conj conjugate copy corrcoef cos cosh
-count_nonzero cov cumprod cumsum cumulative_prod cumulative_sum deg2rad degrees diag
+count_nonzero cov cumprod cumsum cumulative_prod cumulative_sum deg2rad degrees delete diag
 diag_indices_from diagflat diagonal diff ediff1d exp exp2 expand_dims expm1
 fabs flatnonzero flip fliplr flipud floor frexp histogram histogram_bin_edges histogramdd
 hsplit i0 imag insert invert iscomplex isfinite isinf isnan isneginf isposinf isreal log
@@ -80,7 +80,7 @@ linalg.slogdet linalg.svd linalg.svdvals linalg.trace linalg.vector_norm fft.fft
 fft.fftn fft.fftshift fft.hfft fft.ifft fft.ifft2 fft.ifftn fft.ifftshift fft.irfft
 fft.irfft2 fft.irfftn fft.rfft fft.rfft2 fft.rfftn""".split()
 _FIRST_TWO = """add allclose arctan2 atan2 bitwise_and bitwise_left_shift bitwise_or
-bitwise_right_shift bitwise_xor compress convolve copysign correlate cross delete digitize
+bitwise_right_shift bitwise_xor compress convolve copysign correlate cross digitize
 divide divmod dot equal extract float_power floor_divide fmax fmin fmod gcd
 greater greater_equal heaviside histogram2d hypot inner intersect1d isclose isin kron lcm
 ldexp left_shift less less_equal linspace logaddexp logaddexp2 logical_and logical_or

@@ -1,6 +1,6 @@
 """More array construction and rearrangement: insert/delete/append, block, resize,
-unstack, rollaxis, index helpers (indices, tri*_indices, diag_indices, ix_, mgrid,
-ogrid, r_, c_, s_, unravel_index, ravel_multi_index), windows, cross,
+unstack, rollaxis, index helpers (indices, tri*_indices, diag_indices, ix_,
+unravel_index, ravel_multi_index; mgrid/ogrid/r_/c_: index_tricks.py), windows, cross,
 vecdot/matvec/vecmat, apply_along_axis, choose/compress/extract (polynomials:
 polynomial.py).
 
@@ -16,20 +16,22 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, ConcretizationError
                       NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from . import ufuncs as uf
 from .contractions import matmul
-from .creation import diag
+from ..batching_api import vmap
+from .creation import arange, diag
 from .operands import _dtype, asarray, operator_index, _strong_result
 from .reductions import sum as _sum
-from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
+from .shapes import concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import asarray_operand, where
 from .util import canonicalize_axis, library_jit, static_int
 from .sorting import argsort
 from .advanced_indexing import take
+from .arraylike import check_arraylike
 
 __all__ = ["take_static", "append", "insert", "delete", "unstack", "rollaxis", "resize",
            "block", "diagflat", "fill_diagonal", "choose", "compress", "extract", "indices",
            "fromfunction", "tril_indices", "triu_indices", "tril_indices_from",
            "triu_indices_from", "diag_indices", "diag_indices_from", "vander", "ix_",
-           "mgrid", "ogrid", "r_", "c_", "s_", "index_exp", "bartlett", "blackman",
+           "bartlett", "blackman",
            "hamming", "hanning", "kaiser", "cross", "vecdot", "matvec", "vecmat",
            "ravel_multi_index", "unravel_index", "apply_along_axis", "apply_over_axes"]
 
@@ -93,7 +95,8 @@ def append(arr, values, axis=None):
 
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     """Remove entries of `arr` at the indices `obj` along `axis`.
-    Args: arr: array; obj: int, slice or int array; axis: int or None (flatten).
+    Args: arr: array; obj: int, slice, or int array (not a list, as JAX); axis: int or
+        None (flatten).
     Returns: Array without those entries.
     Vs NumPy: `obj` must be static so the output shape is known.
     Example:
@@ -106,6 +109,8 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         arr, axis = ravel(arr), 0
     axis = canonicalize_axis(axis, core.get_aval(arr).ndim, "delete")
     n = _shape(arr)[axis]
+    if not isinstance(obj, (slice, int, np.integer)):   # (JAX checks an index array only)
+        check_arraylike("delete", arr, obj)
     obj = _static_indices(obj, "the indices of jnp.delete")
     keep = np.delete(np.arange(n), obj)
     return take_static(arr, keep, axis)
@@ -383,11 +388,14 @@ def indices(dimensions, dtype=None, sparse=False):
 def fromfunction(function, shape, *, dtype=float, **kwargs):
     """Build an array by calling `function` on coordinate arrays.
     Args: function: callable; shape: tuple; dtype: coordinate dtype; **kwargs: passed on.
-    Returns: whatever `function` returns.
-    Vs NumPy: `shape` must be static; `function` is traced once on whole arrays."""
-    shape = tuple(int(d) for d in shape)
-    dt = _dtype(dtype, dtypes.dtype(float))
-    return function(*[lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))], **kwargs)
+    Returns: whatever `function` returns (each leaf with leading dimensions `shape`).
+    Vs NumPy: `shape` must be static; as JAX, `function` is mapped with `vmap` over
+        each coordinate, so it sees scalars (NumPy calls it once on whole grids)."""
+    shape = tuple(static_int(d, "shape argument of jnp.fromfunction()") for d in shape)
+    for i in range(len(shape)):
+        in_axes = [0 if i == j else None for j in range(len(shape))]
+        function = vmap(function, in_axes=tuple(in_axes[::-1]))
+    return function(*(arange(n, dtype=dtype) for n in shape), **kwargs)
 
 
 def _index_pair(r, c):
@@ -495,56 +503,6 @@ def ix_(*args):
         shape[i] = _shape(a)[0]
         out.append(lax.reshape(a, tuple(shape)))
     return tuple(out)
-
-
-def _canon_const(v):
-    v = np.asarray(v)
-    return asarray(v.astype(dtypes.canonicalize(v.dtype)))
-
-
-class _Grid:
-    def __init__(self, sparse):
-        self.sparse = sparse
-
-    def __getitem__(self, key):
-        g = (np.ogrid if self.sparse else np.mgrid)[key]
-        if isinstance(g, (list, tuple)):
-            return tuple(_canon_const(x) for x in g) if self.sparse else _canon_const(g)
-        return _canon_const(g)
-
-
-mgrid = _Grid(False)
-ogrid = _Grid(True)
-
-
-class _Concat:
-    def __init__(self, column):
-        self.column = column
-
-    def __getitem__(self, key):
-        key = key if isinstance(key, tuple) else (key,)
-        items = []
-        for k in key:
-            if isinstance(k, slice):
-                items.append(_canon_const(np.r_[k]))
-            elif isinstance(k, str):
-                raise ArgumentValueError("jnp.r_/c_ string directives are not supported in astjax")
-            else:
-                items.append(atleast_1d(asarray(k)))
-        if not self.column:
-            return concatenate(items, axis=0)
-        cols = []
-        for it in items:
-            if core.get_aval(it).ndim == 1:
-                it = lax.reshape(it, (_shape(it)[0], 1))
-            cols.append(it)
-        return concatenate(cols, axis=-1)
-
-
-r_ = _Concat(False)
-c_ = _Concat(True)
-s_ = np.s_
-index_exp = np.index_exp
 
 
 def _window(fn, M, *args):

@@ -348,6 +348,28 @@ def _einsum_sum(x, axes, preferred):
     return lax.reduce_or(x, axes) if dt == np.bool_ else lax.reduce_sum(x, axes)
 
 
+def _from_sublists(args):
+    """einsum(op0, sublist0, op1, sublist1, ..., [sublist_out]) as (subscripts,
+    operands): the labels (any sortable values; `...` an ellipsis) become letters by
+    their rank among all labels, as opt_einsum's reading under JAX's einsum."""
+    out = args[-1] if len(args) % 2 else None   # (none given: the implicit output)
+    args = args[:-1] if len(args) % 2 else args
+    lists = [list(s) for s in args[1::2]] + ([] if out is None else [list(out)])
+    try:
+        labels = sorted({v for sub in lists for v in sub if v is not Ellipsis})
+    except TypeError:
+        raise ArgumentValueError("einsum: the sublists must hold Ellipsis or hashable, "
+                                "comparable labels (e.g. ints)") from None
+    if len(labels) > len(string.ascii_letters):
+        raise ArgumentValueError(f"einsum: {len(labels)} distinct labels; astjax's "
+                                 f"interleaved form takes at most 52")
+    letter = {v: string.ascii_letters[i] for i, v in enumerate(labels)}
+    specs = ["".join("..." if v is Ellipsis else letter[v] for v in sub) for sub in lists]
+    n = len(args) // 2
+    spec = ",".join(specs[:n]) + ("" if out is None else "->" + specs[n])
+    return spec, list(args[0::2])
+
+
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, out_sharding=None, _dot_general=None) -> Array:
     """Einstein-summation contraction of operands according to `subscripts`.
@@ -376,6 +398,8 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
       >>> jnp.einsum('ij,j->i', jnp.array([[1.0, 2.0], [3.0, 4.0]]), jnp.array([1.0, 1.0]))
       Array([3., 7.], dtype=float32)
     """
+    if not isinstance(subscripts, str) and operands and not isinstance(operands[0], str):
+        subscripts, operands = _from_sublists((subscripts, *operands))
     operands = promote_dtypes(*[asarray_operand(jax_array_protocol(o)) for o in operands])
     _no_out(out, "jnp.einsum")
     layout = None if out_sharding is None else _out_layout(out_sharding, "einsum")

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..ad_api import jvp
+from ..batching_api import vmap
 from ..custom_api import custom_jvp as _custom_jvp
 from ..errors import ArgumentValueError, DTypeError
 from . import ufuncs as uf
@@ -217,8 +218,10 @@ def piecewise(x, condlist, funclist, *args, **kw):
     Returns:
       An array of x's dtype and shape.
 
-    Differences from NumPy: every function is evaluated on all of `x` and the results are
-    selected per element, so the functions must be pure and safe on every input.
+    Differences from NumPy: as JAX, `condlist` is read as one bool array whose leading
+    entries are the conditions (where several hold, the last wins), and each function is
+    mapped over the elements (it sees scalars); every function runs on every element,
+    so the functions must be pure and safe on every input.
 
     Example:
       >>> import astjax.numpy as jnp
@@ -227,23 +230,30 @@ def piecewise(x, condlist, funclist, *args, **kw):
       Array([ 1., 20.], dtype=float32)
     """
     x = asarray_operand(x)
-    if not isinstance(condlist, (list, tuple)):
-        condlist = [condlist]
-    n = len(condlist)
-    if len(funclist) not in (n, n + 1):
-        raise ArgumentValueError(f"piecewise: {n} conditions need {n} or {n + 1} functions")
-    dt = _dt(x)
+    conds = asarray(condlist, dtype=np.bool_)   # (as JAX: one condition per leading entry)
+    n, nf = (core.get_aval(conds).shape or (1,))[0], len(funclist)
+    if nf not in (n, n + 1):
+        raise ArgumentValueError(f"with {n} condition(s), either {n} or {n + 1} functions "
+                                 f"are expected; got {nf}")
+    funclist = [funclist[-1], *funclist[:-1]] if nf == n + 1 else [0, *funclist]
+    dt, shape = _dt(x), core.get_aval(x).shape
+    # which piece each element takes: the last condition holding (0: the default)
+    which = lax.full((), 0, np.int32)
+    for i in range(n):
+        which = where(lax.index_in_dim(conds, i, 0, False), np.int32(i + 1), which)
+    shape = broadcast_shapes(shape, core.get_aval(which).shape)
+    which, xs = broadcast_to_shape(which, shape), broadcast_to_shape(x, shape)
 
-    def value(f):
-        v = f(x, *args, **kw) if callable(f) else f
-        return lax.convert_element_type(uf.broadcast_to_shape(asarray_operand(v) if not
-                                                               dtypes.is_weak_scalar(v) else
-                                                               lax.full(core.get_aval(x).shape, v, dt),
-                                                               core.get_aval(x).shape), dt)
-    out = value(funclist[n]) if len(funclist) == n + 1 else lax.full_like(x, 0)
-    for c, f in reversed(list(zip(condlist, funclist[:n]))):
-        out = where(c, value(f), out)
-    return out
+    def piece(f):
+        if callable(f):
+            return lambda v: lax.convert_element_type(asarray(f(v, *args, **kw)), dt)
+        return lambda v: lax.convert_element_type(asarray(f), dt)
+    pieces = [piece(f) for f in funclist]
+    size = int(np.prod(shape, dtype=np.int64))
+    # as JAX: each function sees one element at a time (a switch mapped over them)
+    out = vmap(lambda i, v: lax.switch(i, pieces, v))(lax.reshape(which, (size,)),
+                                                      lax.reshape(xs, (size,)))
+    return lax.reshape(out, shape)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -529,13 +539,19 @@ def isscalar(element):
     Returns:
       A Python bool.
 
-    Differences from NumPy: 0-d Arrays and Tracers count as scalars (JAX's rule); NumPy
-    returns False for 0-d arrays.
+    Differences from NumPy: 0-d arrays (NumPy's, Arrays, Tracers and objects with
+    `__jax_array__`) count as scalars (JAX's rule); NumPy returns False for them.
     """
-    if isinstance(element, (bool, int, float, complex, np.generic)):
+    if np.isscalar(element):
         return True
     a = getattr(element, "aval", None)
-    return a is not None and a.ndim == 0
+    if a is not None:
+        return a.ndim == 0
+    if isinstance(element, np.ndarray):
+        return element.ndim == 0
+    if getattr(element, "__jax_array__", None) is not None:
+        return core.get_aval(asarray(element)).ndim == 0
+    return False
 
 
 def iterable(y):
@@ -556,6 +572,14 @@ def iterable(y):
     return True
 
 
+def _promotion_node(t):
+    """The lattice node of a dtype specifier: the Python types int, float and complex
+    (the objects themselves) are weak, as JAX's; anything else is read as a dtype."""
+    weak = {int: "i*", float: "f*", complex: "c*"}
+    return next((n for typ, n in weak.items() if t is typ), None) or dtypes.lattice_node(
+        dtypes.dtype(t))
+
+
 def promote_types(a, b):
     """The dtype two dtypes promote to under JAX's promotion lattice.
 
@@ -566,7 +590,8 @@ def promote_types(a, b):
       A NumPy dtype.
 
     Differences from NumPy: follows JAX's lattice, which also covers bfloat16 (bfloat16
-    with float16 gives float32); no x64 canonicalization is applied, but without x64
+    with float16 gives float32); the Python types int, float and complex are weak (`uint8`
+    with `int` stays `uint8`); no x64 canonicalization is applied, but without x64
     uint32 with a signed integer gives int32 (as JAX: no 64-bit type from narrower ones).
 
     Example:
@@ -574,8 +599,7 @@ def promote_types(a, b):
       >>> jnp.promote_types('int32', 'float32')
       dtype('float32')
     """
-    j = dtypes._join(frozenset({dtypes.lattice_node(dtypes.dtype(a)),
-                                dtypes.lattice_node(dtypes.dtype(b))}))
+    j = dtypes._join(frozenset({_promotion_node(a), _promotion_node(b)}))
     # a join above every integer (u64 with a signed int) is the Python float's dtype
     return {"i*": dtypes.int64, "f*": dtypes.float64, "c*": dtypes.complex128}.get(
         j) or dtypes._FROM_KEY[j]

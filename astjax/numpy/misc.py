@@ -24,7 +24,7 @@ from .operands import asarray, _pad_value
 from .reductions import sum as _sum
 from .creation import eye
 from .einsum_paths import einsum_path
-from .reductions import all as _all
+from .reductions import all as _all, any as _any
 from .shapes import atleast_1d, broadcast_to, concatenate, ravel, reshape, swapaxes, tile
 from .searching import _take_1d
 from .sorting import argmin, argsort, cumsum, sort
@@ -85,25 +85,43 @@ def array_str(a, max_line_width=None, precision=None, suppress_small=None):
     return np.array_str(np.asarray(a), max_line_width, precision, suppress_small)
 
 
+def _smallest_first(a, kth, axis):
+    """`a` with `axis` last and negated for `top_k` (unsigned: shifted by one first, so
+    that 0 stays the smallest), and `kth` as an index on that axis."""
+    a = asarray_operand(a)
+    axis = canonicalize_axis(axis, core.get_aval(a).ndim, "partition")
+    n = core.get_aval(a).shape[axis]
+    kth = canonicalize_axis(operator.index(kth), n, "partition's kth")
+    a = swapaxes(a, axis, -1)
+    if dtypes.issubdtype(core.get_aval(a).dtype, np.unsignedinteger):
+        return a, uf.negative(uf.add(a, 1)), axis, kth
+    return a, uf.negative(a), axis, kth
+
+
+@library_jit(static_argnames=("kth", "axis"))
 def partition(a, kth, axis=-1):
     """A copy of `a` where the `kth` element is in its sorted place, smaller
     ones before it and larger ones after.
 
-    A sorted array satisfies the partition property for every kth, so this sorts.
-
     Args:
-      a: input array. kth: index of the element to place. axis: axis to use.
+      a: input array. kth: static index of the element to place. axis: axis to use.
     Returns:
-      The partitioned (here: fully sorted) array.
-    Differs from NumPy: the result is fully sorted along `axis`.
+      The partitioned array: as JAX's (two `top_k`s), the first kth + 1 elements in
+      increasing order, the rest in decreasing order.
+    Differs from NumPy: NumPy leaves the order on each side unspecified.
 
     Example:
       >>> import astjax.numpy as jnp
-      >>> jnp.partition(jnp.array([3, 1, 2]), 1)
-      Array([1, 2, 3], dtype=int32)
+      >>> jnp.partition(jnp.array([3, 1, 2, 0]), 1)
+      Array([0, 1, 3, 2], dtype=int32)
     """
     _reject_complex("partition", a)
-    return sort(a, axis=axis)
+    a, neg, axis, kth = _smallest_first(a, kth, axis)
+    bottom = uf.negative(lax.top_k(neg, kth + 1)[0])
+    if dtypes.issubdtype(core.get_aval(a).dtype, np.unsignedinteger):
+        bottom = uf.subtract(bottom, 1)
+    top = lax.top_k(a, core.get_aval(a).shape[-1] - kth - 1)[0]
+    return swapaxes(lax.concatenate([bottom, top], core.get_aval(a).ndim - 1), -1, axis)
 
 
 def _reject_complex(name, a):
@@ -114,17 +132,27 @@ def _reject_complex(name, a):
                                                "values by real, then imaginary part)")
 
 
+@library_jit(static_argnames=("kth", "axis"))
 def argpartition(a, kth, axis=-1):
     """Indices that would partition `a` around its `kth` element.
 
     Args:
-      a: input array. kth: index of the element to place. axis: axis to use.
+      a: input array. kth: static index of the element to place. axis: axis to use.
     Returns:
-      Integer indices; here those of a full stable sort along `axis`.
-    Differs from NumPy: the indices fully sort `a` (a valid partition).
+      Integer indices: as JAX's, those of the kth + 1 smallest elements in increasing
+      order of value, then the other indices in increasing order.
+    Differs from NumPy: NumPy leaves the order on each side unspecified.
     """
     _reject_complex("argpartition", a)
-    return argsort(a, axis=axis)
+    a, neg, axis, kth = _smallest_first(a, kth, axis)
+    bottom = lax.top_k(neg, kth + 1)[1]
+    shape = core.get_aval(a).shape
+    # the indices not taken, in increasing order: top_k of a 0/1 mask keeps ties in order
+    iota = lax.broadcasted_iota(core.get_aval(bottom).dtype, shape[-1:], 0)
+    taken = _any(uf.equal(lax.expand_dims(bottom, (len(shape),)), iota), axis=-2)
+    rest = lax.top_k(lax.convert_element_type(uf.logical_not(taken), np.float32),
+                     shape[-1] - kth - 1)[1]
+    return swapaxes(lax.concatenate([bottom, rest], len(shape) - 1), -1, axis)
 
 
 @library_jit
@@ -418,11 +446,12 @@ def polydiv(u, v, *, trim_leading_zeros=False):
 
     Args:
       u: dividend coefficients. v: divisor coefficients (highest power first).
-      trim_leading_zeros: accepted for JAX compatibility.
+      trim_leading_zeros: drop the remainder's leading entries below sqrt(eps) in
+        magnitude, as JAX (needs concrete values; all of them small: an empty remainder).
     Returns:
-      `(quotient, remainder)`; the remainder keeps the length of `u`.
-    Differs from NumPy: leading zeros of the remainder are not trimmed (static
-    shapes).
+      `(quotient, remainder)`; the remainder keeps the length of `u` unless trimmed.
+    Differs from NumPy: leading zeros of the remainder are trimmed only when asked
+    (static shapes).
     """
     u, v = uf.promote_dtypes_inexact(u, v)
     m, n = core.get_aval(u).shape[0] - 1, core.get_aval(v).shape[0] - 1
@@ -436,7 +465,23 @@ def polydiv(u, v, *, trim_leading_zeros=False):
         dv = uf.multiply(d, v)
         shifted = lax.pad(dv, _pad_value(dv), [(k, m - n - k, 0)])
         r = uf.subtract(r, shifted)
+    if trim_leading_zeros:
+        r = _trim_leading_small(r)
     return q, r
+
+
+def _trim_leading_small(r):
+    """`r` without its leading entries of magnitude below sqrt(eps) of its dtype."""
+    if isinstance(r, Tracer):
+        if r.known is None:
+            raise ConcretizationError("jnp.polydiv(trim_leading_zeros=True) needs a "
+                                      "remainder known at staging time")
+        value = np.asarray(r.known)
+    else:
+        value = np.asarray(r)
+    small = np.abs(value) < np.sqrt(dtypes.finfo(value.dtype).eps)
+    start = int(np.argmin(small)) if not small.all() else value.shape[0]
+    return lax.slice_in_dim(r, start, value.shape[0])
 
 
 @library_jit(static_argnames=("axis",))

@@ -10,8 +10,9 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..errors import ArgumentValueError, ShapeError
 from . import ufuncs as uf
+from .arraylike import check_arraylike
 from .arrayops import _dt, _shape, _static_indices
-from .operands import _constant, _pad_value
+from .operands import _constant, broadcast_to_shape
 from .statistics import convolve
 from .ufuncs import asarray_operand
 from .util import canonicalize_axes, library_jit, static_int
@@ -39,32 +40,34 @@ def polyval(p, x, *, unroll=16):
     return y
 
 
-def _pad_front(a, n):
-    k = _shape(a)[0]
-    return a if k >= n else lax.pad(a, _pad_value(a), [(n - k, 0, 0)])
-
-
-def _aligned(a1, a2):
-    """The two coefficient arrays in one dtype, the shorter padded with leading zeros."""
-    a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
-    n = max(_shape(a1)[0], _shape(a2)[0])
-    return _pad_front(a1, n), _pad_front(a2, n)
+def _add_aligned(a1, a2):
+    """a1 + a2 as polynomials along the first axis, as JAX's: the operand with fewer
+    leading entries is added into the last entries of the other (broadcast there), and
+    the result has the longer operand's shape."""
+    if _shape(a2)[0] > _shape(a1)[0]:
+        a1, a2 = a2, a1
+    n, k = _shape(a1)[0], _shape(a2)[0]
+    tail = lax.slice_in_dim(a1, n - k, n, axis=0)
+    tail = uf.add(tail, broadcast_to_shape(a2, core.get_aval(tail).shape))
+    return tail if k == n else lax.concatenate([lax.slice_in_dim(a1, 0, n - k), tail], 0)
 
 
 def polyadd(a1, a2):
     """Add two polynomials given as coefficient arrays.
-    Args: a1, a2: 1-D coefficient arrays.
-    Returns: 1-D Array.
+    Args: a1, a2: coefficient arrays along their first axis (JAX also adds 2-D stacks:
+        the shorter operand is broadcast into the longer one's last entries).
+    Returns: Array of the longer operand's shape.
     Vs NumPy: returns arrays, never `np.poly1d` objects."""
-    return uf.add(*_aligned(a1, a2))
+    return _add_aligned(*uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2)))
 
 
 def polysub(a1, a2):
     """Subtract polynomial `a2` from `a1`.
-    Args: a1, a2: 1-D coefficient arrays.
-    Returns: 1-D Array.
+    Args: a1, a2: coefficient arrays along their first axis (as `polyadd`).
+    Returns: Array of the longer operand's shape.
     Vs NumPy: returns arrays, never `np.poly1d` objects."""
-    return uf.subtract(*_aligned(a1, a2))
+    a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
+    return _add_aligned(a1, uf.negative(a2))
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
@@ -106,23 +109,39 @@ def polyder(p, m=1):
                        _constant(coeff[::-1].astype(dt)))
 
 
-@library_jit(static_argnames=("m",))
 def polyint(p, m=1, k=None):
     """Integrate a polynomial `m` times.
-    Args: p: 1-D coefficients; m: static order; k: integration constants.
-    Returns: 1-D Array.
-    Vs NumPy: `m` must be static."""
-    [p] = uf.promote_args_inexact("polyint", asarray_operand(p))
-    m = int(m)
-    ks = np.zeros(m) if k is None else np.atleast_1d(np.asarray(k, dtype=np.float64))
-    if len(ks) == 1 and m > 1:
-        ks = np.full(m, ks[0])
-    for i in range(m):
-        n = _shape(p)[0]
-        div = np.arange(n, 0, -1).astype(_dt(p))
-        p = lax.concatenate([uf.true_divide(p, _constant(div)),
-                             lax.full((1,), float(ks[i]), _dt(p))], 0)
-    return p
+    Args: p: 1-D coefficients; m: static order; k: integration constants (a scalar, or
+        one or `m` of them; may be staged).
+    Returns: 1-D inexact Array of length len(p) + m.
+    Vs NumPy: `m` must be static; as JAX, the constants are appended to `p` and the
+        whole is divided by the integration factors, so k[i] is the coefficient of
+        x**(m-1-i) (NumPy integrates k[0] again m-1 times)."""
+    k = 0 if k is None else k
+    check_arraylike("polyint", p, k)
+    return _polyint(p, k, static_int(m, "'m' argument of jnp.polyint"))
+
+
+@library_jit(static_argnames=("m",))
+def _polyint(p, k, m):
+    p, k = uf.promote_dtypes_inexact(asarray_operand(p), asarray_operand(k))
+    if m < 0:
+        raise ArgumentValueError("Order of integral must be positive (see polyder)",
+                                 hint="pass m >= 0 (polyder differentiates)")
+    k = lax.reshape(k, (1,)) if core.get_aval(k).ndim == 0 else k
+    if _shape(k)[0] == 1:
+        k = lax.broadcast_in_dim(lax.reshape(k, ()), (m,), ())
+    if _shape(k) != (m,):
+        raise ArgumentValueError("k must be a scalar or a rank-1 array of length 1 or m.",
+                                 hint="give one constant, or m of them")
+    if m == 0:
+        return p
+    n = _shape(p)[0]
+    # factor of the coefficient of x**j after m integrations: (j+1)(j+2)...(j+m) for the
+    # terms of p, the same product of the positive factors only for the constants
+    grid = np.arange(n + m)[None] - np.arange(m)[:, None]
+    factors = np.maximum(grid, 1).astype(_dt(p)).prod(0)[::-1]
+    return uf.true_divide(lax.concatenate([p, k], 0), _constant(factors))
 
 
 def trim_zeros(filt, trim="fb", axis=None):

@@ -13,13 +13,14 @@ from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError,
                       ConcretizationError, ShapeError, ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
+from .advanced_indexing import scatter_index as _scatter_index
 from .indexing import _getitem, take
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        jax_array_protocol, promote_dtypes, result, _strong_result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
 from .util import (canonicalize_axes, canonicalize_axis, library_jit as _library_jit,
-                   out_sharding_arg, static_int, with_out_sharding)
+                   out_sharding_arg, prefix_sum as _prefix_sum, static_int, with_out_sharding)
 from ..typing import Array
 
 
@@ -45,11 +46,13 @@ def ndim(a):
 
 def size(a, axis=None):
     """Return the element count of `a`, or its extent along `axis`.
-    Args: a: array; axis: optional int (or tuple of ints).
+    Args: a: array; axis: optional int (or tuple of ints: the product of their extents).
     Returns: int number of elements.
     Vs NumPy: the result is a static Python int, available under jit."""
     s = shape(a)
-    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+    if axis is None:
+        return int(np.prod(s, dtype=np.int64))
+    return math.prod(s[i] for i in canonicalize_axes(axis, len(s), "size"))
 
 
 def reshape(a, shape, order="C", *, copy=None, out_sharding=None) -> Array:
@@ -600,7 +603,8 @@ def tile(A, reps):
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Repeat each element of `a` along `axis`.
     Args: a: array; repeats: int or per-element array; axis: int or None (flatten);
-        total_repeat_length: (keyword) JAX's output-length hint (accepted);
+        total_repeat_length: (keyword) the static output length along `axis`, which lets
+        `repeats` be staged (JAX's: the last block runs on, or the output is cut);
         out_sharding: (keyword) the result's layout on an Explicit mesh (computed over
         Auto axes, as JAX's).
     Returns: Array with elements repeated.
@@ -614,6 +618,9 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     if axis is None:
         a = ravel(a)
         axis = 0
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, axis,
+                                 static_int(total_repeat_length, "total_repeat_length"))
     axis = canonicalize_axis(axis, ndim(a), "repeat")
     s = shape(a)
     repeats = _count(repeats, "jnp.repeat: repeats (give total_repeat_length to stage it)")
@@ -637,6 +644,26 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
                                    "for all")
     idx = _repeat_indices(reps, s[axis])
     return take(a, asarray(idx.astype(np.int32)), axis=axis)
+
+
+def _repeat_to_length(a, repeats, axis, total):
+    """`repeat` with a given output length, as JAX's: `repeats` may be staged; the
+    output holds `total` entries along `axis` (the last block runs on, or is cut)."""
+    reps = ravel(asarray(repeats))
+    if ndim(a) == 0:
+        if shape(reps) != (1,):
+            raise ArgumentValueError("`repeat` with a scalar parameter `a` is only implemented "
+                                     "for scalar values of the parameter `repeats`.")
+        return lax.broadcast_in_dim(a, (total,), ())
+    axis = canonicalize_axis(axis, ndim(a), "repeat")
+    n = shape(a)[axis]
+    reps = broadcast_to_shape(reps, (n,))
+    if total == 0 or n == 0:
+        return a if n == 0 else lax.slice_in_dim(a, 0, 0, axis=axis)
+    # a 1 where each element's block starts, then a running sum: the gather indices
+    starts = _prefix_sum(reps, exclusive=True)
+    marks = _scatter_index(lax.full((total,), 0, np.int32), (starts,), np.int32(1), "add")
+    return take(a, lax.sub(_prefix_sum(marks), np.int32(1)), axis=axis)
 
 
 def _repeat_indices(reps, n):
