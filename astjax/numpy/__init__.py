@@ -20,6 +20,7 @@ from .creation import *  # noqa: F401,F403
 from .indexing import _getitem, _IndexUpdateHelper, take, take_along_axis  # noqa: F401
 from .reductions import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
+from .repeats import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403
 from .ufuncs import _is_operand  # noqa: F401

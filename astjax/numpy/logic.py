@@ -8,7 +8,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..ad_api import jvp
 from ..custom_api import custom_jvp as _custom_jvp
-from ..errors import ArgumentValueError, DTypeError
+from ..errors import ArgumentValueError
 from . import ufuncs as uf
 from .operands import array, asarray, broadcast_shapes, broadcast_to_shape, result
 from .reductions import all as _all, any as _any, sum as _sum
@@ -183,8 +183,8 @@ def select(condlist, choicelist, default=0):
     Returns:
       An array of the promoted dtype of the choices and `default`.
 
-    Differences from NumPy: conditions must already be bool (a DTypeError otherwise) and
-    the lists must be non-empty; every choice is computed in full.
+    Differences from NumPy: as in JAX, a condition of any dtype is taken (nonzero is
+    true) and the lists must be non-empty; every choice is computed in full.
 
     Example:
       >>> import astjax.numpy as jnp
@@ -196,11 +196,14 @@ def select(condlist, choicelist, default=0):
                                  f"{len(condlist)} and {len(choicelist)}")
     if len(condlist) == 0:
         raise ArgumentValueError("select: condlist must not be empty")
+    conds = [asarray_operand(c) for c in condlist]
+    # JAX, unlike NumPy, takes conditions of any dtype: it stacks them (promoting them to
+    # one dtype, where a weak 1e-30 beside float16 is 0) and tests them for nonzero
+    common = dtypes.result_type(*conds)
     out = default
-    for c, v in reversed(list(zip(condlist, choicelist))):
-        c = asarray_operand(c)
-        if _dt(c) != dtypes.bool_:
-            raise DTypeError(f"select: condlist entries must be boolean, got {_dt(c)}")
+    for c, v in reversed(list(zip(conds, choicelist))):
+        if common != dtypes.bool_:
+            c = lax.ne(lax.convert_element_type(c, common), lax.full((), 0, common))
         out = where(c, v, out)
     return out
 
