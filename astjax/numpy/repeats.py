@@ -51,11 +51,14 @@ def tile(A, reps):
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Repeat each element of `a` along `axis`.
     Args: a: array; repeats: int or per-element array; axis: int or None (flatten);
-        total_repeat_length: (keyword) JAX's output-length hint (accepted);
+        total_repeat_length: (keyword) the result's length along `axis` (JAX's: the
+        repeated elements cut there, or extended by the last one; `repeats` may then be
+        staged);
         out_sharding: (keyword) the result's layout on an Explicit mesh (computed over
         Auto axes, as JAX's).
     Returns: Array with elements repeated.
-    Vs NumPy: `repeats` must be static (concrete) so that the output shape is known.
+    Vs NumPy: `repeats` must be static (concrete) unless `total_repeat_length` is given,
+        so that the output shape is known.
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.repeat(jnp.arange(3), 2)

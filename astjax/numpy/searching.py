@@ -62,7 +62,8 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     Args:
       a: sorted 1-D array. v: values to insert. side: 'left' (first suitable
         position) or 'right' (last). sorter: optional indices that sort `a`.
-      method: JAX-style search strategy, e.g. 'scan' (default).
+      method: JAX's search strategy: 'scan' (default) and 'scan_unrolled' bisect (on an
+        unsorted `a`, JAX's answer), 'compare_all' and 'sort' count the smaller elements.
     Returns:
       Integer array shaped like `v`.
     Differs from NumPy: adds JAX's `method=` keyword; `a` is not checked for order.
