@@ -195,3 +195,37 @@ def test_histograms_unsorted_edges():
     h, *_ = jnp.histogram2d(jnp.array([1., 4.]), jnp.array([2., 1.]),
                             [jnp.array([1., 2., 3.]), jnp.array([4., 5., 1.])])
     _same(h, ("int32", False), [[0, 0], [0, 0]])
+
+
+# ---- found by the widened sweep (Python ints, NumPy scalars, dtype= / where= forms)
+
+def test_windows_are_jax_float32_formulas():
+    assert _bits(jnp.blackman(7)) == [2994733056, 1040522936, 1059145646, 1065353215,
+                                      1059145645, 1040522927, 2994733056]
+    assert _bits(jnp.hamming(6)) == [1034147596, 1053537097, 1063879302, 1063879301,
+                                     1053537094, 1034147596]
+    assert _bits(jnp.hanning(9)) == [0, 1041626650, 1056964608, 1062896250, 1065353216,
+                                     1062896248, 1056964608, 1041626642, 0]
+    assert _bits(jnp.bartlett(8)) == [0, 1049774372, 1058162980, 1062956471, 1062956471,
+                                      1058162980, 1049774372, 0]
+    assert _bits(jnp.kaiser(7, 3)) == [1045548369, 1057854686, 1063193013, 1065353216,
+                                       1063193013, 1057854686, 1045548369]
+    # a staged beta, as JAX takes it
+    assert _bits(astjax.jit(lambda b: jnp.kaiser(3, b))(2.5)) == [1050386806, 1065353216,
+                                                                   1050386806]
+    _same(jnp.blackman(3.0), ("float32", False), jnp.blackman(3))
+
+
+def test_isclose_integers_inexact():
+    assert _sig(jnp.isclose(3, 3)) == ("bool", False)
+    _same(jnp.isclose(2 ** 24 + 1, 2 ** 24), ("bool", False), True)   # (in float32)
+    _same(jnp.isclose(jnp.int32(2 ** 31 - 1), jnp.int32(2 ** 31 - 2)), ("bool", False), True)
+
+
+def test_nan_reductions_integer_dtype():
+    x = jnp.array([[1.5, 2.7], [np.nan, 4.]])
+    _same(jnp.nanmean(x, dtype=jnp.int32), ("int32", False), 2)
+    _same(jnp.nanvar(x, dtype=jnp.int32), ("int32", False), 2)
+    _same(jnp.nanvar(x, axis=0, dtype=jnp.int32), ("int32", False), [0, 1])
+    with pytest.raises(TypeError):
+        jnp.nanstd(jnp.ones((2, 2)), dtype=jnp.int32)

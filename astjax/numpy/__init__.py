@@ -25,6 +25,7 @@ from .sorting import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403
 from .ufuncs import _is_operand  # noqa: F401
 from .logic import *  # noqa: F401,F403
+from .windows import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .quantiles import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403

@@ -40,9 +40,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     Returns:
       A bool array: |a - b| <= atol + rtol * |b| (infinities must match exactly).
 
-    Differences from NumPy: the tolerances are cast to the (real) dtype of the promoted
-    operands, so in float32 they are rounded to float32; integer operands are compared
-    exactly.
+    Differences from NumPy: the operands are compared in their promoted inexact dtype
+    (integers too, as JAX's) and the tolerances are cast to its real dtype, so in
+    float32 they are rounded to float32.
 
     Example:
       >>> import astjax.numpy as jnp
@@ -53,21 +53,17 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """
     if dtypes.has_extended_dtype(a) or dtypes.has_extended_dtype(b):
         return uf.equal(a, b)   # typed PRNG keys compare exactly, as JAX's
-    a, b = promote_args("isclose", a, b)
+    # as JAX: integers too are compared in the inexact type (so 2**24 + 1 is close to
+    # 2**24 in float32); equal, or |a - b| within the tolerance and b finite
+    a, b = promote_args_inexact("isclose", *promote_args("isclose", a, b))
     dt = _dt(a)
-    if not dtypes.is_inexact(dt):
-        return lax.eq(a, b)
     rdt = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(dt, dt)
     rtol = lax.convert_element_type(rtol, rdt)
     atol = lax.convert_element_type(atol, rdt)
-    out = lax.le(uf.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, uf.abs(b))))
-    a_inf, b_inf = uf.isinf(a), uf.isinf(b)
-    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_inf, b_inf)))
-    out = lax.bitwise_or(out, lax.bitwise_and(lax.bitwise_and(a_inf, b_inf), lax.eq(a, b)))
-    a_nan, b_nan = lax.ne(a, a), lax.ne(b, b)
-    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_nan, b_nan)))
+    near = lax.le(uf.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, uf.abs(b))))
+    out = uf.logical_or(lax.eq(a, b), uf.logical_and(uf.isfinite(b), near))
     if equal_nan:
-        out = lax.bitwise_or(out, lax.bitwise_and(a_nan, b_nan))
+        out = uf.logical_or(out, uf.logical_and(uf.isnan(a), uf.isnan(b)))
     return out
 
 

@@ -149,7 +149,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     s = _sum(lax.convert_element_type(_zero_nans(a, 0), dt), axis=axis, keepdims=keepdims,
              where=where)
     n = _sum(valid, axis=axis, keepdims=keepdims, dtype=dt)
-    return uf.true_divide(s, n)
+    return lax.div(s, n)    # (in `dt`: an integer `dtype=` divides as integers, as JAX's)
 
 
 @library_jit(static_argnames=("axis", "dtype", "ddof", "keepdims"))
@@ -185,8 +185,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         sq = uf.square(centered)
     n = uf.subtract(_sum(uf.logical_not(nans), axis=axis, keepdims=keepdims, where=where), ddof)
     empty = lax.le(n, np.asarray(0, _dt(n))[()])      # N - ddof <= 0: NaN, as JAX's
-    s = uf.where(empty, np.asarray(np.nan, _dt(sq))[()],
-                 _sum(sq, axis=axis, keepdims=keepdims, where=where))
+    # (a weak NaN: an integer `dtype=` makes the sum float, as JAX's)
+    s = uf.where(empty, np.nan, _sum(sq, axis=axis, keepdims=keepdims, where=where))
     n = lax.convert_element_type(uf.where(empty, np.asarray(1, _dt(n))[()], n), _dt(s))
     return lax.convert_element_type(lax.div(s, n), dtype)
 
@@ -203,7 +203,8 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
       The square root of `nanvar` with the same arguments.
     Differs from NumPy: `out=` is not supported (arrays are immutable).
     """
-    return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
+    # (lax's sqrt, as JAX's: an integer `dtype=` is its TypeError)
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
 
 def _nanarg(arg_reduction, fill):
