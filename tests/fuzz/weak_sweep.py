@@ -6,9 +6,11 @@ Each public function of `jax.numpy` is called with one and with two operands of 
 kind: (a) a Python float or int, (b) a weak 0-d value staged under `jit` (a Python-scalar
 argument), (c) a weak 3x3 array (`lax.full`), (d) 3x3 int8 / bfloat16 / float16 /
 complex64 arrays, (e) a NumPy scalar and a 0-d float16 array; then the keyword forms
-`dtype=` (creation and reduction functions) and `where=` (reductions) on one operand. A call JAX rejects is skipped; otherwise astjax's result must have
-JAX's dtype, weak type and bits (NaNs equal), or raise JAX's class of error. Prints
-the count of calls compared and every disagreement, grouped by kind."""
+`dtype=` (creation and reduction functions) and `where=` (reductions) on one operand.
+A call JAX rejects is skipped; otherwise astjax's result must have JAX's dtype, weak type
+and bits (NaNs equal), or raise JAX's class of error. Prints the count of calls compared
+and every disagreement, grouped by kind; the differences in KNOWN (with their reasons)
+are listed apart."""
 from __future__ import annotations
 
 import argparse
@@ -33,6 +35,16 @@ SKIP = {"load", "save", "savez", "fromfile", "fromstring", "frombuffer", "fromit
         "identity", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace",
         "geomspace", "diag_indices", "tril_indices", "triu_indices", "ix_", "setdiff1d",
         "show_config", "__array_namespace_info__", "isscalar", "ndim", "shape", "size"}
+
+
+# (kind or form, function) -> why astjax differs from JAX there (reported apart, not
+# counted as differences)
+KNOWN = {
+    ("dtype=complex64", "var"): "eager only, 1 ulp: JAX's eager var passes `correction` to "
+    "its jitted _var as a run-time value, so XLA divides by N - correction; astjax's ddof "
+    "is static, so XLA folds the division into a multiply by 1/N (as JAX's own result "
+    "under an outer jit)",
+}
 
 
 def _kinds():
@@ -160,7 +172,7 @@ def main(argv=None):
                        getattr(jax.numpy, n)) and hasattr(astjax.numpy, n))
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
-    compared, diffs = 0, {}
+    compared, diffs, known = 0, {}, []
     for name in names:
         for kind, (how, value) in _kinds().items():
             for arity in (1, 2):
@@ -169,7 +181,9 @@ def main(argv=None):
                     continue
                 compared += 1
                 d = _diff(j, _run(astjax, name, how, value, arity))
-                if d is not None:
+                if d is not None and (kind, name) in KNOWN:
+                    known.append(f"{kind} {name}/{arity}: {d}")
+                elif d is not None:
                     diffs.setdefault(kind, []).append(f"{name}/{arity}: {d}")
                     if args.v:
                         print(kind, name, arity, d, flush=True)
@@ -181,15 +195,20 @@ def main(argv=None):
                 continue
             compared += 1
             d = _diff(j, _run_call(astjax, lambda: _call_form(astjax, name, key, kw, value)))
-            if d is not None:
+            if d is not None and (form, name) in KNOWN:
+                known.append(f"{form} {name}: {d}")
+            elif d is not None:
                 diffs.setdefault(form, []).append(f"{name}: {d}")
                 if args.v:
                     print(form, name, d, flush=True)
-    print(f"{compared} calls compared, {sum(map(len, diffs.values()))} differ")
+    print(f"{compared} calls compared, {sum(map(len, diffs.values()))} differ "
+          f"({len(known)} known differences apart)")
     for kind, lines in diffs.items():
         print(f"-- {kind} ({len(lines)})")
         for line in lines:
             print("  ", line)
+    for line in known:
+        print("known:", line)
     return 0
 
 
