@@ -21,10 +21,12 @@ from .indexing import _getitem, _IndexUpdateHelper, take, take_along_axis  # noq
 from .reductions import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .splitting import *  # noqa: F401,F403
+from .repeats import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403
 from .ufuncs import _is_operand  # noqa: F401
 from .logic import *  # noqa: F401,F403
+from .windows import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .quantiles import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403

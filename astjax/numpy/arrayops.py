@@ -1,6 +1,6 @@
 """More array construction and rearrangement: insert/delete/append, block, resize,
 unstack, rollaxis, index helpers (indices, tri*_indices, diag_indices, ix_,
-unravel_index, ravel_multi_index; mgrid/ogrid/r_/c_: index_tricks.py), windows, cross,
+unravel_index, ravel_multi_index; mgrid/ogrid/r_/c_: index_tricks.py), cross,
 vecdot/matvec/vecmat, apply_along_axis, choose/compress/extract (polynomials:
 polynomial.py).
 
@@ -31,8 +31,7 @@ __all__ = ["take_static", "append", "insert", "delete", "unstack", "rollaxis", "
            "block", "diagflat", "fill_diagonal", "choose", "compress", "extract", "indices",
            "fromfunction", "tril_indices", "triu_indices", "tril_indices_from",
            "triu_indices_from", "diag_indices", "diag_indices_from", "vander", "ix_",
-           "bartlett", "blackman",
-           "hamming", "hanning", "kaiser", "cross", "vecdot", "matvec", "vecmat",
+           "cross", "vecdot", "matvec", "vecmat",
            "ravel_multi_index", "unravel_index", "apply_along_axis", "apply_over_axes"]
 
 
@@ -505,50 +504,6 @@ def ix_(*args):
     return tuple(out)
 
 
-def _window(fn, M, *args):
-    return asarray(np.asarray(fn(int(M), *args)).astype(dtypes.canonicalize(dtypes.dtype(float))))
-
-
-def bartlett(M):
-    """Return the Bartlett (triangular) window.
-    Args: M: number of points.
-    Returns: 1-D float Array.
-    Vs NumPy: `M` must be static; float32 unless x64."""
-    return _window(np.bartlett, M)
-
-
-def blackman(M):
-    """Return the Blackman window.
-    Args: M: number of points.
-    Returns: 1-D float Array.
-    Vs NumPy: `M` must be static; float32 unless x64."""
-    return _window(np.blackman, M)
-
-
-def hamming(M):
-    """Return the Hamming window.
-    Args: M: number of points.
-    Returns: 1-D float Array.
-    Vs NumPy: `M` must be static; float32 unless x64."""
-    return _window(np.hamming, M)
-
-
-def hanning(M):
-    """Return the Hann window.
-    Args: M: number of points.
-    Returns: 1-D float Array.
-    Vs NumPy: `M` must be static; float32 unless x64."""
-    return _window(np.hanning, M)
-
-
-def kaiser(M, beta):
-    """Return the Kaiser window with shape parameter `beta`.
-    Args: M: number of points; beta: float.
-    Returns: 1-D float Array.
-    Vs NumPy: `M` must be static; float32 unless x64."""
-    if isinstance(beta, Tracer):
-        raise ConcretizationError("kaiser: beta must be static in astjax")
-    return _window(np.kaiser, M, float(beta))
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):

@@ -135,6 +135,11 @@ def full_like(a, fill_value, dtype=None, shape=None):
     Array([3.5, 3.5], dtype=float32)
     """
     av = core.get_aval(a)
+    if np.ndim(fill_value):
+        # (JAX: an array fill value is cast to the template's dtype -- strong -- and
+        # broadcast to its shape)
+        return broadcast_to_shape(asarray(fill_value, dtype=_dtype(dtype, av.dtype)),
+                                  av.shape if shape is None else _static_shape(shape))
     return placed_like(typed_like(_weak_if(_full(a, shape, av, fill_value, _dtype(
         dtype, av.dtype)), dtype is None and _is_weak(a)), a), a)
 
@@ -228,17 +233,20 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     # as JAX: by default the inexact type of start's and stop's (a float32 start stays
     # float32 beside a Python float stop, also under x64)
     dt = _dtype(dtype, dtypes.to_inexact(dtypes.result_type(start, stop)))
-    comp_dt = dtypes.canonicalize(np.promote_types(dt, dtypes.dtype(float)))
+    comp_dt = dtypes.to_inexact(dt)   # (as JAX: float16 samples are computed in float16)
     start = lax.convert_element_type(asarray(start), comp_dt)
     stop = lax.convert_element_type(asarray(stop), comp_dt)
     both = broadcast_shapes(core.get_aval(start).shape, core.get_aval(stop).shape)
     start, stop = broadcast_to_shape(start, both), broadcast_to_shape(stop, both)
     div = (num - 1) if endpoint else num
-    step = lax.div(lax.sub(stop, start), np.asarray(max(div, 1), comp_dt)[()])
+    if div > 0:
+        step = lax.div(lax.sub(stop, start), np.asarray(div, comp_dt)[()])
+    else:   # (JAX's step of no interval: a 0-d NaN)
+        step = lax.full((), np.nan, comp_dt)
     sshape = core.get_aval(start).shape
     # start*(1-t) + stop*t with t = i/div (as JAX) recovers both ends exactly and
     # rounds interior points the way JAX does (start + i*step does not).
-    real_dt = np.finfo(comp_dt).dtype
+    real_dt = np.empty((), comp_dt).real.dtype
     t = lax.div(lax.broadcasted_iota(real_dt, (num,) + sshape, 0),
                 np.asarray(max(div, 1), real_dt)[()])
     t = lax.convert_element_type(t, comp_dt)

@@ -26,7 +26,8 @@ from ..errors import ArgumentValueError
 from ..primitives.fft import FftType
 from .creation import arange
 from .operands import asarray, asarray_operand
-from .shapes import moveaxis, roll
+from .repeats import roll
+from .shapes import moveaxis
 from .ufuncs import conjugate
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn",

@@ -9,7 +9,7 @@ from .. import core, dtypes, lax
 from ..ad_api import jvp
 from ..batching_api import vmap
 from ..custom_api import custom_jvp as _custom_jvp
-from ..errors import ArgumentValueError, DTypeError
+from ..errors import ArgumentValueError
 from . import ufuncs as uf
 from .operands import array, asarray, broadcast_shapes, broadcast_to_shape, result
 from .reductions import all as _all, any as _any, sum as _sum
@@ -41,9 +41,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     Returns:
       A bool array: |a - b| <= atol + rtol * |b| (infinities must match exactly).
 
-    Differences from NumPy: the tolerances are cast to the (real) dtype of the promoted
-    operands, so in float32 they are rounded to float32; integer operands are compared
-    exactly.
+    Differences from NumPy: the operands are compared in their promoted inexact dtype
+    (integers too, as JAX's) and the tolerances are cast to its real dtype, so in
+    float32 they are rounded to float32.
 
     Example:
       >>> import astjax.numpy as jnp
@@ -54,21 +54,17 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """
     if dtypes.has_extended_dtype(a) or dtypes.has_extended_dtype(b):
         return uf.equal(a, b)   # typed PRNG keys compare exactly, as JAX's
-    a, b = promote_args("isclose", a, b)
+    # as JAX: integers too are compared in the inexact type (so 2**24 + 1 is close to
+    # 2**24 in float32); equal, or |a - b| within the tolerance and b finite
+    a, b = promote_args_inexact("isclose", *promote_args("isclose", a, b))
     dt = _dt(a)
-    if not dtypes.is_inexact(dt):
-        return lax.eq(a, b)
     rdt = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(dt, dt)
     rtol = lax.convert_element_type(rtol, rdt)
     atol = lax.convert_element_type(atol, rdt)
-    out = lax.le(uf.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, uf.abs(b))))
-    a_inf, b_inf = uf.isinf(a), uf.isinf(b)
-    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_inf, b_inf)))
-    out = lax.bitwise_or(out, lax.bitwise_and(lax.bitwise_and(a_inf, b_inf), lax.eq(a, b)))
-    a_nan, b_nan = lax.ne(a, a), lax.ne(b, b)
-    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_nan, b_nan)))
+    near = lax.le(uf.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, uf.abs(b))))
+    out = uf.logical_or(lax.eq(a, b), uf.logical_and(uf.isfinite(b), near))
     if equal_nan:
-        out = lax.bitwise_or(out, lax.bitwise_and(a_nan, b_nan))
+        out = uf.logical_or(out, uf.logical_and(uf.isnan(a), uf.isnan(b)))
     return out
 
 
@@ -184,8 +180,8 @@ def select(condlist, choicelist, default=0):
     Returns:
       An array of the promoted dtype of the choices and `default`.
 
-    Differences from NumPy: conditions must already be bool (a DTypeError otherwise) and
-    the lists must be non-empty; every choice is computed in full.
+    Differences from NumPy: as in JAX, a condition of any dtype is taken (nonzero is
+    true) and the lists must be non-empty; every choice is computed in full.
 
     Example:
       >>> import astjax.numpy as jnp
@@ -197,11 +193,14 @@ def select(condlist, choicelist, default=0):
                                  f"{len(condlist)} and {len(choicelist)}")
     if len(condlist) == 0:
         raise ArgumentValueError("select: condlist must not be empty")
+    conds = [asarray_operand(c) for c in condlist]
+    # JAX, unlike NumPy, takes conditions of any dtype: it stacks them (promoting them to
+    # one dtype, where a weak 1e-30 beside float16 is 0) and tests them for nonzero
+    common = dtypes.result_type(*conds)
     out = default
-    for c, v in reversed(list(zip(condlist, choicelist))):
-        c = asarray_operand(c)
-        if _dt(c) != dtypes.bool_:
-            raise DTypeError(f"select: condlist entries must be boolean, got {_dt(c)}")
+    for c, v in reversed(list(zip(conds, choicelist))):
+        if common != dtypes.bool_:
+            c = lax.ne(lax.convert_element_type(c, common), lax.full((), 0, common))
         out = where(c, v, out)
     return out
 

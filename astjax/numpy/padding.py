@@ -16,7 +16,8 @@ from .arrayops import apply_along_axis
 from .creation import linspace
 from .operands import asarray, broadcast_to_shape, _pad_value
 from .reductions import max as _max, mean as _mean, min as _min
-from .shapes import flip, repeat
+from .repeats import repeat
+from .shapes import flip
 from .quantiles import median
 from .util import library_jit
 

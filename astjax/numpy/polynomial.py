@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentValueError, ShapeError
+from ..errors import ArgumentIndexError, ArgumentValueError
 from . import ufuncs as uf
 from .arraylike import check_arraylike
 from .arrayops import _dt, _shape, _static_indices
-from .operands import _constant, broadcast_to_shape
+from .operands import _constant, _pad_value, asarray, broadcast_shapes, broadcast_to_shape
 from .statistics import convolve
 from .ufuncs import asarray_operand
 from .util import canonicalize_axes, library_jit, static_int
@@ -23,7 +23,8 @@ __all__ = ["polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "tr
 @library_jit(static_argnames=("unroll",))
 def polyval(p, x, *, unroll=16):
     """Evaluate the polynomial with coefficients `p` at `x`.
-    Args: p: 1-D coefficients, highest power first; x: array; unroll: loop unroll.
+    Args: p: coefficients along axis 0, highest power first (more axes: one polynomial
+        per trailing index, broadcast against `x`); x: array; unroll: loop unroll.
     Returns: Array of values.
     Vs NumPy: Horner loop via lax; `unroll` is an astjax/JAX-only tuning knob.
     Example:
@@ -32,9 +33,12 @@ def polyval(p, x, *, unroll=16):
     Array(6., dtype=float32)
     """
     p, x = uf.promote_dtypes(asarray_operand(p), asarray_operand(x))
-    if core.get_aval(p).ndim != 1:
-        raise ShapeError("polyval: p must be 1-D")
-    y = lax.full_like(x, 0, dtype=_dt(x))   # (strong, as JAX's: so is the result)
+    if core.get_aval(p).ndim == 0:
+        # (JAX's class there: an IndexError)
+        raise ArgumentIndexError("polyval: p must have at least one axis (the coefficients)")
+    # (a p of more axes holds one polynomial per trailing index: broadcast against x)
+    shape = broadcast_shapes(_shape(p)[1:], _shape(x))
+    y = lax.full_like(x, 0, dtype=_dt(x), shape=shape)   # (strong, as JAX's: so is the result)
     for i in range(_shape(p)[0]):
         y = uf.add(uf.multiply(y, x), lax.index_in_dim(p, i, 0, False))
     return y
@@ -151,10 +155,12 @@ def trim_zeros(filt, trim="fb", axis=None):
     Returns: Array of `filt`'s dtype.
     Vs NumPy: the input must be concrete: the output shape depends on its values."""
     v = _static_indices(filt, "jnp.trim_zeros' input")
-    x = asarray_operand(filt)
+    x = asarray(filt)       # (a Python scalar too: JAX returns an array, weakly typed)
     axes = set(canonicalize_axes(axis, v.ndim, "trim_zeros"))
+    if not axes:            # (before `trim` is read, as JAX's)
+        return x
     front, back = "f" in trim.lower(), "b" in trim.lower()
-    if not axes or not (front or back):
+    if not (front or back):
         return x
     for ax in sorted(axes):
         mask = np.any(v, axis=tuple(i for i in range(v.ndim) if i != ax))

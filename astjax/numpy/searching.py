@@ -62,7 +62,8 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     Args:
       a: sorted 1-D array. v: values to insert. side: 'left' (first suitable
         position) or 'right' (last). sorter: optional indices that sort `a`.
-      method: JAX-style search strategy, e.g. 'scan' (default).
+      method: JAX's search strategy: 'scan' (default) and 'scan_unrolled' bisect (on an
+        unsorted `a`, JAX's answer), 'compare_all' and 'sort' count the smaller elements.
     Returns:
       Integer array shaped like `v`.
     Differs from NumPy: adds JAX's `method=` keyword; `a` is not checked for order.
@@ -77,18 +78,41 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
         raise ShapeValueError(f"searchsorted: a must be 1-D, got shape {core.get_aval(a).shape}")
     if side not in ("left", "right"):
         raise ArgumentValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if method not in _METHODS:
+        raise ArgumentValueError(f"invalid argument {method=}, expected one of {_METHODS}")
     if sorter is not None:
         a = take(a, asarray_operand(sorter))
     vs = core.get_aval(v).shape
     n = core.get_aval(a).shape[0]
+    dt = np.int64 if n > np.iinfo(np.int32).max else np.int32
+    if method.startswith("scan") and n:
+        return _bisect(a, v, side, dt)
     vv = lax.reshape(ravel(v), (int(np.prod(vs, dtype=np.int64)), 1))
     aa = lax.reshape(a, (1, n))
     m = core.get_aval(vv).shape[0]
     aa, vv = uf.broadcast_to_shape(aa, (m, n)), uf.broadcast_to_shape(vv, (m, n))
     hit = _less_nan(aa, vv) if side == "left" else lax.bitwise_not(_less_nan(vv, aa))
     # as JAX: int32 indices unless `a` is too long for them
-    out = _sum(hit, axis=1, dtype=np.int64 if n > np.iinfo(np.int32).max else np.int32)
+    out = _sum(hit, axis=1, dtype=dt)
     return lax.reshape(out, vs)
+
+
+_METHODS = ["compare_all", "scan", "scan_unrolled", "sort"]
+
+
+def _bisect(a, v, side, dt):
+    """`searchsorted` by JAX's 'scan' method: ceil(log2(n + 1)) halvings of [0, n] per
+    query (so an unsorted `a` gives JAX's answer too, not a count of the smaller
+    elements, which 'compare_all' and 'sort' give)."""
+    n = core.get_aval(a).shape[0]
+    shape = core.get_aval(v).shape
+    low, high = lax.full(shape, 0, dt), lax.full(shape, n, dt)
+    for _ in builtins_range(int(np.ceil(np.log2(n + 1)))):
+        mid = lax.add(low, lax.div(lax.sub(high, low), np.asarray(2, dt)[()]))
+        at = take(a, mid)
+        left = lax.bitwise_not(_less_nan(at, v)) if side == "left" else _less_nan(v, at)
+        low, high = lax.select(left, low, mid), lax.select(left, mid, high)
+    return high
 
 
 @library_jit(static_argnames=("right", "method"))
@@ -307,6 +331,9 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
         ne = core.get_aval(e).shape[0]
         idx = searchsorted(e, col, side="right")
         idx = where(uf.equal(col, lax.index_in_dim(e, ne - 1, 0, False)), uf.subtract(idx, 1), idx)
+        # (clipped into the padded grid, as JAX's ravel_multi_index(mode='clip'): unsorted
+        # edges can give -1)
+        idx = lax.clamp(np.asarray(0, _dt(idx))[()], idx, np.asarray(ne, _dt(idx))[()])
         flat = idx if flat is None else uf.add(uf.multiply(flat, ne + 1), idx)
         edges.append(e)
         grid.append(ne + 1)

@@ -1,6 +1,6 @@
 """Shape manipulation: reshape, ravel, transpose, moveaxis, swapaxes, squeeze,
-expand_dims, stack/concatenate family, tile, repeat, flip, roll, pad,
-broadcast_to/broadcast_arrays, diagonal, trace (`astype` is in `ufuncs`)."""
+expand_dims, stack/concatenate family, flip, broadcast_to/broadcast_arrays, diagonal,
+trace (`astype` is in `ufuncs`; tile, repeat and roll in `repeats`, split in `splitting`)."""
 from __future__ import annotations
 
 import math
@@ -9,18 +9,17 @@ import numpy as np
 
 from .. import core, lax
 from ..api import typeof
-from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError,
-                      ConcretizationError, ShapeError, ShapeValueError)
+from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError, ShapeError,
+                      ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
-from .advanced_indexing import scatter_index as _scatter_index
-from .indexing import _getitem, take
+from .indexing import _getitem
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        jax_array_protocol, promote_dtypes, result, _strong_result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
 from .util import (canonicalize_axes, canonicalize_axis, library_jit as _library_jit,
-                   out_sharding_arg, prefix_sum as _prefix_sum, static_int, with_out_sharding)
+                   out_sharding_arg, static_int)
 from ..typing import Array
 
 
@@ -483,116 +482,6 @@ def broadcast_arrays(*args):
     return [broadcast_to_shape(a, s) for a in args]
 
 
-def tile(A, reps):
-    """Build an array by repeating `A` `reps` times per axis.
-    Args: A: array; reps: int or tuple of ints.
-    Returns: Array whose extent on each axis is multiplied.
-    Vs NumPy: `reps` must be static.
-    Example:
-    >>> import astjax.numpy as jnp
-    >>> jnp.tile(jnp.arange(2), 3)
-    Array([0, 1, 0, 1, 0, 1], dtype=int32)
-    """
-    A = asarray(A)
-    reps = _count(reps, "jnp.tile: reps")
-    reps = (reps,) if isinstance(reps, (int, np.integer)) else \
-        tuple(static_int(r, "jnp.tile: reps") for r in reps)
-    nd = max(len(reps), ndim(A))
-    A = reshape(A, (1,) * (nd - ndim(A)) + shape(A))
-    reps = (1,) * (nd - len(reps)) + reps
-    s = shape(A)
-    # broadcast each axis to (rep, dim) then merge
-    inter = []
-    dims = []
-    for i, (r, d) in enumerate(zip(reps, s)):
-        inter += [r, d]
-        dims.append(2 * i + 1)
-    b = lax.broadcast_in_dim(A, tuple(inter), tuple(dims))
-    return lax.reshape(b, tuple(r * d for r, d in zip(reps, s)))
-
-
-@with_out_sharding("repeat", device=False, auto=True)
-def repeat(a, repeats, axis=None, *, total_repeat_length=None):
-    """Repeat each element of `a` along `axis`.
-    Args: a: array; repeats: int or per-element array; axis: int or None (flatten);
-        total_repeat_length: (keyword) the static output length along `axis`, which lets
-        `repeats` be staged (JAX's: the last block runs on, or the output is cut);
-        out_sharding: (keyword) the result's layout on an Explicit mesh (computed over
-        Auto axes, as JAX's).
-    Returns: Array with elements repeated.
-    Vs NumPy: `repeats` must be static (concrete) so that the output shape is known.
-    Example:
-    >>> import astjax.numpy as jnp
-    >>> jnp.repeat(jnp.arange(3), 2)
-    Array([0, 0, 1, 1, 2, 2], dtype=int32)
-    """
-    a = asarray(a)
-    if axis is None:
-        a = ravel(a)
-        axis = 0
-    if total_repeat_length is not None:
-        return _repeat_to_length(a, repeats, axis,
-                                 static_int(total_repeat_length, "total_repeat_length"))
-    axis = canonicalize_axis(axis, ndim(a), "repeat")
-    s = shape(a)
-    repeats = _count(repeats, "jnp.repeat: repeats (give total_repeat_length to stage it)")
-    if isinstance(repeats, (int, np.integer)):
-        r = int(repeats)
-        b = lax.broadcast_in_dim(a, s[:axis + 1] + (r,) + s[axis + 1:],
-                                 tuple(range(axis + 1)) + tuple(range(axis + 2, ndim(a) + 1)))
-        return lax.reshape(b, s[:axis] + (s[axis] * r,) + s[axis + 1:])
-    if isinstance(repeats, core.Tracer) or (isinstance(repeats, (list, tuple)) and any(
-            isinstance(r, core.Tracer) for r in repeats)):
-        raise ConcretizationError("jnp.repeat: staged per-element repeats give a shape only "
-                                  "known when the function runs",
-                                  hint="pass repeats as a static array or list")
-    reps = np.asarray(repeats)
-    if reps.ndim == 0:
-        return repeat(a, int(reps), axis)
-    if reps.ndim != 1 or reps.shape[0] not in (1, s[axis]):
-        raise ShapeValueError(f"jnp.repeat: repeats of shape {reps.shape} do not match axis "
-                              f"{axis} of length {s[axis]}",
-                              hint="give one repeat count per element along the axis, or one "
-                                   "for all")
-    idx = _repeat_indices(reps, s[axis])
-    return take(a, asarray(idx.astype(np.int32)), axis=axis)
-
-
-def _repeat_to_length(a, repeats, axis, total):
-    """`repeat` with a given output length, as JAX's: `repeats` may be staged; the
-    output holds `total` entries along `axis` (the last block runs on, or is cut)."""
-    reps = ravel(asarray(repeats))
-    if ndim(a) == 0:
-        if shape(reps) != (1,):
-            raise ArgumentValueError("`repeat` with a scalar parameter `a` is only implemented "
-                                     "for scalar values of the parameter `repeats`.")
-        return lax.broadcast_in_dim(a, (total,), ())
-    axis = canonicalize_axis(axis, ndim(a), "repeat")
-    n = shape(a)[axis]
-    reps = broadcast_to_shape(reps, (n,))
-    if total == 0 or n == 0:
-        return a if n == 0 else lax.slice_in_dim(a, 0, 0, axis=axis)
-    # a 1 where each element's block starts, then a running sum: the gather indices
-    starts = _prefix_sum(reps, exclusive=True)
-    marks = _scatter_index(lax.full((total,), 0, np.int32), (starts,), np.int32(1), "add")
-    return take(a, lax.sub(_prefix_sum(marks), np.int32(1)), axis=axis)
-
-
-def _repeat_indices(reps, n):
-    """The gather indices of `repeat` with per-element counts, computed as JAX does
-    (marks scattered at each block's start, then a running sum), so that negative
-    counts give JAX's answer too; a negative total is the TypeError JAX raises."""
-    reps = np.broadcast_to(reps.astype(np.int64), (n,))
-    total = int(reps.sum())
-    if total < 0:
-        raise ShapeError(f"jnp.repeat: the repeats sum to {total}, a negative length")
-    starts = np.cumsum(np.concatenate([[0], reps[:-1]]))
-    starts = np.where(starts < 0, starts + total, starts)  # negative indices wrap, as .at[]
-    marks = np.zeros(total, np.int64)
-    np.add.at(marks, starts[(starts >= 0) & (starts < total)], 1)
-    return np.cumsum(marks) - 1
-
-
 def flip(m, axis=None):
     """Reverse the element order along `axis` (all axes when None).
     Args: m: array; axis: optional int or tuple of ints.
@@ -648,43 +537,6 @@ def rot90(m, k=1, axes=(0, 1)):
     perm = list(range(ndim(m)))
     perm[a0], perm[a1] = perm[a1], perm[a0]
     return transpose(flip(m, a1), perm) if k == 1 else flip(transpose(m, perm), a1)
-
-
-@_library_jit(static_argnames=("shift", "axis"))   # (an Array shift: op by op)
-def roll(a, shift, axis=None):
-    """Cyclically shift elements of `a` by `shift` along `axis`.
-    Args: a: array; shift: int or tuple; axis: optional int or tuple (None: flatten).
-    Returns: Array with rolled elements.
-    Vs NumPy: `shift` and `axis` must be static; a new array is returned.
-    Example:
-    >>> import astjax.numpy as jnp
-    >>> jnp.roll(jnp.arange(4), 1)
-    Array([3, 0, 1, 2], dtype=int32)
-    """
-    a = asarray(a)
-    if axis is None:
-        return reshape(roll(ravel(a), shift, 0), shape(a))
-    shifts = tuple(shift) if isinstance(shift, (tuple, list)) or np.ndim(shift) else (shift,)
-    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
-    if len(shifts) != len(axes):   # broadcast against each other, as JAX's (NumPy's) roll
-        if len(shifts) == 1:
-            shifts = shifts * len(axes)
-        elif len(axes) == 1:
-            axes = axes * len(shifts)
-        else:
-            raise ArgumentValueError(
-                f"roll: {len(shifts)} shifts cannot be broadcast against {len(axes)} axes",
-                hint="give one shift per axis, or one shift for all of them")
-    for sh, ax in zip(shifts, axes):
-        ax = canonicalize_axis(ax, ndim(a), "roll")
-        n = shape(a)[ax]
-        if n == 0:
-            continue
-        sh = int(sh) % n
-        if sh:
-            a = lax.concatenate([lax.slice_in_dim(a, n - sh, n, axis=ax),
-                                 lax.slice_in_dim(a, 0, n - sh, axis=ax)], ax)
-    return a
 
 
 @_library_jit(static_argnames=("offset", "axis1", "axis2"))

@@ -14,7 +14,7 @@ from .reductions import (_var_dtypes, all as _all, max as _max, mean as _mean,
                          min as _min, prod, sum as _sum)
 from .shapes import atleast_2d, concatenate, diagonal, moveaxis, ravel, reshape, squeeze
 from .sorting import argmax, argmin, cumprod, cumsum
-from .operands import _pad_value, asarray
+from .operands import asarray
 from .ufuncs import asarray_operand, broadcast_to_shape, promote_args_inexact, where
 from .util import canonicalize_axes, canonicalize_axis, library_jit
 
@@ -25,6 +25,10 @@ __all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd
 
 def _dt(x):
     return core.get_aval(x).dtype
+
+
+def _shape(x):
+    return core.get_aval(x).shape
 
 
 def _zero_nans(a, fill):
@@ -145,7 +149,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     s = _sum(lax.convert_element_type(_zero_nans(a, 0), dt), axis=axis, keepdims=keepdims,
              where=where)
     n = _sum(valid, axis=axis, keepdims=keepdims, dtype=dt)
-    return uf.true_divide(s, n)
+    return lax.div(s, n)    # (in `dt`: an integer `dtype=` divides as integers, as JAX's)
 
 
 @library_jit(static_argnames=("axis", "dtype", "ddof", "keepdims"))
@@ -181,8 +185,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         sq = uf.square(centered)
     n = uf.subtract(_sum(uf.logical_not(nans), axis=axis, keepdims=keepdims, where=where), ddof)
     empty = lax.le(n, np.asarray(0, _dt(n))[()])      # N - ddof <= 0: NaN, as JAX's
-    s = uf.where(empty, np.asarray(np.nan, _dt(sq))[()],
-                 _sum(sq, axis=axis, keepdims=keepdims, where=where))
+    # (a weak NaN: an integer `dtype=` makes the sum float, as JAX's)
+    s = uf.where(empty, np.nan, _sum(sq, axis=axis, keepdims=keepdims, where=where))
     n = lax.convert_element_type(uf.where(empty, np.asarray(1, _dt(n))[()], n), _dt(s))
     return lax.convert_element_type(lax.div(s, n), dtype)
 
@@ -199,7 +203,8 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
       The square root of `nanvar` with the same arguments.
     Differs from NumPy: `out=` is not supported (arrays are immutable).
     """
-    return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
+    # (lax's sqrt, as JAX's: an integer `dtype=` is its TypeError)
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
 
 def _nanarg(arg_reduction, fill):
@@ -592,33 +597,26 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return uf.multiply(0.5, _sum(uf.multiply(d, pairs), axis=-1))
 
 
-def _conv_full(a, v):
-    """Full 1-D convolution by shifted adds over the shorter operand."""
-    na, nv = core.get_aval(a).shape[0], core.get_aval(v).shape[0]
-    if nv > na:
-        a, v, na, nv = v, a, nv, na
-    zero = _pad_value(a)
-    out = None
-    for j in range(nv):
-        term = uf.multiply(lax.pad(a, zero, [(j, nv - 1 - j, 0)]),
-                           lax.squeeze(lax.slice(v, (j,), (j + 1,)), (0,)))
-        out = term if out is None else uf.add(out, term)
-    return out
-
-
-def _mode_slice(full, na, nv, mode):
-    n = na + nv - 1
-    if mode == "full":
-        return full
-    if mode == "same":
-        length = max(na, nv)
-        start = (n - length) // 2
-        return lax.slice_in_dim(full, start, start + length)
-    if mode == "valid":
-        length = max(na, nv) - min(na, nv) + 1
-        start = min(na, nv) - 1
-        return lax.slice_in_dim(full, start, start + length)
-    raise ArgumentValueError(f"mode must be one of 'full', 'same', 'valid', got {mode!r}")
+def _conv(a, v, mode, correlate, precision):
+    """1-D convolution (correlation: `v` conjugated, not flipped) as JAX computes it: one
+    XLA convolution of the longer operand with the shorter (so JAX's roundings, and on CPU
+    / GPU its three-real-convolution complex product); a correlation whose operands were
+    swapped comes out reversed."""
+    reverse = False
+    if correlate:
+        v = uf.conjugate(v)
+    if _shape(a)[0] < _shape(v)[0]:
+        a, v, reverse = v, a, correlate
+    if not correlate:
+        v = lax.rev(v, (0,))
+    nv = _shape(v)[0]
+    pads = {"valid": (0, 0), "same": (nv // 2, nv - nv // 2 - 1), "full": (nv - 1, nv - 1)}
+    if mode not in pads:
+        raise ArgumentValueError(f"mode must be one of 'full', 'same', 'valid', got {mode!r}")
+    out = lax.conv_general_dilated(lax.expand_dims(a, (0, 1)), lax.expand_dims(v, (0, 1)),
+                                   (1,), [pads[mode]], precision=precision)
+    out = lax.squeeze(out, (0, 1))
+    return lax.rev(out, (0,)) if reverse else out
 
 
 def _conv_args(name, a, v, preferred_element_type=None):
@@ -645,7 +643,7 @@ def _conv_args(name, a, v, preferred_element_type=None):
     na, nv = core.get_aval(a).shape[0], core.get_aval(v).shape[0]
     if na == 0 or nv == 0:
         raise ShapeValueError(f"{name}: inputs cannot be empty")
-    return a, v, na, nv
+    return a, v
 
 
 @library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"))
@@ -665,8 +663,8 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
       >>> jnp.convolve(jnp.array([1.0, 2.0]), jnp.array([1.0, 1.0, 1.0]))
       Array([1., 3., 3., 2.], dtype=float32)
     """
-    a, v, na, nv = _conv_args("convolve", a, v, preferred_element_type)
-    return _mode_slice(_conv_full(a, v), na, nv, mode)
+    a, v = _conv_args("convolve", a, v, preferred_element_type)
+    return _conv(a, v, mode, False, precision)
 
 
 @library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"))
@@ -681,7 +679,5 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
       The correlation sequence for the chosen mode.
     Differs from NumPy: adds JAX's `precision=`/`preferred_element_type=` keywords.
     """
-    a, v, na, nv = _conv_args("correlate", a, v, preferred_element_type)
-    vr = lax.rev(uf.conjugate(v), (0,))
-    full = _conv_full(a, vr)
-    return _mode_slice(full, na, nv, mode)
+    a, v = _conv_args("correlate", a, v, preferred_element_type)
+    return _conv(a, v, mode, True, precision)

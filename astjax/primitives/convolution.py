@@ -21,9 +21,11 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
 from ..pyast import lax_call
-from .base import bilinear, register
+from .base import bilinear, lower_inline, register
 from .base import tangent_aval as _aval
 from ..precision_config import canonicalize_precision, precision_config_attribute, source_value
+from .arithmetic import add, sub
+from .elementwise import complex as _complex, imag, real
 from .structural import reshape, rev, transpose
 
 __all__ = ["conv_general_dilated_p", "ConvDimensionNumbers", "conv_general_dilated", "conv",
@@ -136,7 +138,8 @@ def _conv_ae(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     sp = _out_spatial(in_sp, k_sp, window_strides, padding, lhs_dilation, rhs_dilation)
     shape = _out_layout(dn.out_spec, n // b, o, sp)
     out_dtype = preferred_element_type or lhs.dtype
-    return ShapedArray(tuple(shape), out_dtype)
+    # (JAX's standard weak-type rule: weak when both operands are)
+    return ShapedArray(tuple(shape), out_dtype, lhs.weak_type and rhs.weak_type)
 
 
 def _conv_reference(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
@@ -209,11 +212,38 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
              "window_strides": ctx.i64(window_strides),
              "precision_config": precision_config_attribute(precision)}
     a = ctx.avals_in[0]
+    if dtypes.issubdtype(a.dtype, np.complexfloating) and ctx.platform in _REAL_CONV_PLATFORMS:
+        return _complex_conv_lowering(ctx, lhs, rhs, window_strides=window_strides,
+                                      padding=padding, lhs_dilation=lhs_dilation,
+                                      rhs_dilation=rhs_dilation, dimension_numbers=dn,
+                                      feature_group_count=feature_group_count,
+                                      batch_group_count=batch_group_count, precision=precision,
+                                      preferred_element_type=preferred_element_type)
     if a.dtype != ctx.avals_out[0].dtype:
         lhs = ctx.op1("stablehlo.convert", [lhs], a.update(dtype=ctx.avals_out[0].dtype))
         rhs = ctx.op1("stablehlo.convert", [rhs],
                       ctx.avals_in[1].update(dtype=ctx.avals_out[0].dtype))
     return ctx.op1("stablehlo.convolution", [lhs, rhs], attrs=attrs)
+
+
+# XLA's CPU and GPU backends convolve complex values slowly or not at all: as JAX, they
+# get three real convolutions (Gauss's product, 3 multiplies for 4) -- and JAX's roundings
+_REAL_CONV_PLATFORMS = ("cpu", "cuda", "rocm", "gpu")
+
+
+def _complex_conv_lowering(ctx, lhs, rhs, *, preferred_element_type, **params):
+    pet = None if preferred_element_type is None else \
+        np.finfo(preferred_element_type).dtype
+
+    def gauss(x, y):
+        def conv(u, v):
+            return bind(conv_general_dilated_p, u, v, preferred_element_type=pet, **params)
+        xr, xi, yr, yi = real(x), imag(x), real(y), imag(y)
+        k1 = conv(add(xr, xi), yr)
+        k2 = conv(xr, sub(yi, yr))
+        k3 = conv(xi, add(yr, yi))
+        return [_complex(sub(k1, k3), add(k1, k2))]
+    return lower_inline(ctx, gauss, ctx.avals_in, [lhs, rhs])[0]
 
 
 # ---- derivatives ----------------------------------------------------------------------
