@@ -14,7 +14,7 @@ from .operands import asarray, asarray_operand, broadcast_shapes, broadcast_to_s
 from .shapes import _count, ndim, ravel, reshape, shape
 from .sorting import cumsum as _cumsum
 from .ufuncs import remainder as _remainder
-from .util import canonicalize_axis, static_int, with_out_sharding
+from .util import canonicalize_axis, library_jit as _library_jit, static_int, with_out_sharding
 
 __all__ = ["tile", "repeat", "roll"]
 
@@ -140,6 +140,7 @@ def _repeat_indices(reps, n):
     return np.cumsum(marks) - 1
 
 
+@_library_jit(static_argnames=("shift", "axis"))   # (an Array shift: op by op)
 def roll(a, shift, axis=None):
     """Cyclically shift elements of `a` by `shift` along `axis`.
     Args: a: array; shift: int, tuple or (staged) array; axis: optional int or tuple
