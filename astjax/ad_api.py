@@ -43,6 +43,7 @@ from . import ad_eager_values
 from .ad_base import (_CONCRETE, _Transformed, _argnums_tuple, _array_leaves,  # noqa: F401
                       _close_over, _fix_arguments, _leaf_ranges, _outside_argnums, _run,
                       _stage, _staging, _vjp_closed, differentiating, differentiation)
+from .ad_base import _branches_decided, _finite, _staging_branches
 from .ad_jacobians import hessian, jacfwd, jacrev
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
            "hessian", "stop_gradient", "float0",
@@ -402,8 +403,11 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
 
 
 def _vjp(fun, primals, has_aux):
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, reverse=("vjp", has_aux),
-                                               aux="vjp" if has_aux else None, concrete=True)
+    eager = not _staging()   # (eagerly: whether it stages a `cond`; else an outer
+    with _staging_branches() if eager else contextlib.nullcontext([False]) as seen:  # call's)
+        closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, reverse=("vjp", has_aux),
+                                                   aux="vjp" if has_aux else None,
+                                                   concrete=True)
     in_avals = [v.aval for v in closed.jaxpr.invars]
     nz = [differentiable(a) for a in in_avals]
     n = len(closed.jaxpr.outvars)
@@ -415,6 +419,8 @@ def _vjp(fun, primals, has_aux):
     body = _VjpBody(lin, out_nz, nres, [i < k for i in range(n)], nz, in_avals,
                     [v.aval for v in closed.jaxpr.outvars], in_tree, main_tree,
                     _explicit.layouts_of(leaves), (closed, fwd))
+    if seen[0]:
+        body.decided = functools.partial(_vjp_decided, fun, primals, has_aux)
     vjp_fn = VjpFunction(body, *res)
     primal_out = tree_util.tree_unflatten(main_tree, prim[:k])
     if has_aux:
@@ -422,9 +428,21 @@ def _vjp(fun, primals, has_aux):
     return primal_out, vjp_fn
 
 
+def _vjp_decided(fun, primals, has_aux, ct):
+    """The cotangents of an eager `vjp` of `fun` at `primals` for `ct`, with the
+    function's `if`s decided on the primal values, as JAX's eager vjp runs only the
+    branch they take (`_Transformed._decided`)."""
+    with _branches_decided():
+        return _vjp(fun, primals, has_aux)[1](ct)
+
+
 class _VjpBody:
     """The function inside `vjp`'s Partial: `(*residuals, ct) -> cotangents of the
-    primals`; transposes the linear jaxpr on its first call."""
+    primals`; transposes the linear jaxpr on its first call. `decided`: for an eager
+    vjp whose function staged a `cond`, `ct -> cotangents` with its `if`s decided on
+    the primal values, which an eager call whose result is not finite returns (a branch
+    not taken sends back `0 * inf`; JAX's eager vjp does not run it)."""
+    decided = None
 
     def __init__(self, lin, out_nz, nres, ct_mask, nz, in_avals, out_avals, in_tree,
                  main_tree, layouts, typed):
@@ -462,5 +480,10 @@ class _VjpBody:
         flat = [next(it) if z else _float0_zeros(a.shape)
                 for z, a in zip(self.nz, self.in_avals)]
         args_ct, _ = tree_util.tree_unflatten(self.in_tree, flat)
+        if self.decided is not None and not _staging() and not _finite(args_ct):
+            try:
+                return self.decided(ct)
+            except Exception:   # (not stageable for its values: the result stands)
+                pass
         return tuple(args_ct)
 

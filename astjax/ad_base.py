@@ -236,17 +236,13 @@ class _Transformed(StagedCallable):
         Only a non-finite result can differ (a branch not taken adds exact zeros)."""
         if seen[0]:
             cache[_BRANCHES] = True
-        if not (self._known_values and cache.get(_BRANCHES)) or all(
-                np.isfinite(np.asarray(x)).all() for x in tree_util.tree_leaves(out)
-                if _inexact(x)):
+        if not (self._known_values and cache.get(_BRANCHES)) or _finite(out):
             return out
-        token = _BRANCHES_DECIDED.set(True)
         try:
-            return self._call_known(args, kwargs, None)
+            with _branches_decided():
+                return self._call_known(args, kwargs, None)
         except Exception:   # (not stageable for its values: the compiled result stands)
             return out
-        finally:
-            _BRANCHES_DECIDED.reset(token)
 
     def _call_compiled(self, cache, static, static_kw, args, kwargs):
         """Run `self` compiled with the arguments at `static` / `static_kw` static. A
@@ -306,6 +302,24 @@ def _staging_branches():
 def _inexact(x) -> bool:
     dt = getattr(x, "dtype", None)
     return dt is not None and np.issubdtype(np.dtype(dt), np.inexact)
+
+
+def _finite(out) -> bool:
+    """Are all inexact leaves of the concrete pytree `out` finite?"""
+    return all(np.isfinite(np.asarray(x)).all() for x in tree_util.tree_leaves(out)
+               if _inexact(x))
+
+
+@contextlib.contextmanager
+def _branches_decided():
+    """Inside the block: a concrete transform (`_stage(concrete=True)`) stages its
+    function with its `if`s decided on the values (`_stage_known`), as
+    `_Transformed._decided` does for a non-finite result."""
+    token = _BRANCHES_DECIDED.set(True)
+    try:
+        yield
+    finally:
+        _BRANCHES_DECIDED.reset(token)
 
 
 def _argnums_tuple(argnums):

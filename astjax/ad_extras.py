@@ -81,8 +81,13 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             if ca.shape != a.shape or ca.dtype != a.dtype:
                 raise ArgumentTypeError(f"cotangent type does not match function output, "
                                         f"expected {a.str_short()} but got {ca.str_short()}")
-        outs = _run(backward(cotangent_vmas(typed, ct_leaves)), ct_leaves)
-        return tree_util.tree_unflatten(in_tree, list(outs))
+        bwd = backward(cotangent_vmas(typed, ct_leaves))
+        outs = _run(bwd, ct_leaves)
+        # an input's cotangent that is an output's unchanged is that object, as JAX's
+        # backward pass passes it on (a Python float for the identity)
+        given = {id(v): c for v, c in zip(bwd.jaxpr.invars, ct_leaves)}
+        outs = [given.get(id(v), o) for v, o in zip(bwd.jaxpr.outvars, outs)]
+        return tree_util.tree_unflatten(in_tree, outs)
     return transposed
 
 

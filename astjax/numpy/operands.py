@@ -474,12 +474,24 @@ def _fits(v, dt) -> bool:
     return False
 
 
+def scalar_operand(value, dt, weak):
+    """Python scalar `value` as an operand of dtype `dt` beside operands whose promoted
+    result is `weak` or not: a 0-d `WeakConst`, or staged for a strong result a strong
+    literal (a 0-d NumPy array), as JAX converts it -- so the transpose of `0.5 * x` at a
+    weak cotangent is strong, as JAX's. (Eagerly the result's type is the same either
+    way, and a `WeakConst` is a cached device scalar.)"""
+    if weak or core.current_builder() is None:
+        return core.WeakConst(np.asarray(value, dt))
+    return np.asarray(value, dt)
+
+
 def promote_operands(args):
     """`promote_dtypes` for operands that go straight into lax operations (the
     elementwise path): a Python scalar stays a 0-d `WeakConst` (a weak literal under
     staging; eagerly a cached device scalar, never a transfer per call).
     Args: args: operands.
-    Returns: list of Arrays, Tracers or 0-d `WeakConst`s of one dtype."""
+    Returns: list of Arrays, Tracers or 0-d `WeakConst`s (staged for a strong result:
+    0-d NumPy arrays) of one dtype."""
     check_no_float0(None, args)
     if dtypes.config.read("jax_numpy_dtype_promotion") == "strict":
         _check_strict_promotion(args)
@@ -498,7 +510,7 @@ def promote_operands(args):
             a = lax.convert_element_type(a, dt, weak_type=weak)
         elif dtypes.is_weak_scalar(a):
             check_python_ints(a, dt)
-            a = core.WeakConst(np.asarray(a, dt))
+            a = scalar_operand(a, dt, weak)
         elif isinstance(a, (np.ndarray, np.generic)):
             a = _constant(a)  # a jax Array, as JAX's: a staged index into it works
         out.append(a)

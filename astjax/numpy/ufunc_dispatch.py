@@ -24,7 +24,7 @@ from ..errors import ArgumentValueError
 from ..sharding_impls import context_meshes as _context_meshes
 from .. import typing as _typing  # (`Array` here is the runtime class)
 from .operands import (asarray_operand, promote_args, promote_args_inexact, promote_operands,
-                       result)
+                       result, scalar_operand)
 from .ufunc_docs import doc as _doc
 from .util import library_jit
 
@@ -32,7 +32,7 @@ from .util import library_jit
 # lattice. An Array or Tracer of a strong (non-weak) dtype needs no conversion for a
 # unary function (an inexact dtype, for the inexact ones), nor beside an operand of
 # the same aval, nor beside a Python float when that float's default dtype is the
-# array's (then promotion makes it exactly `WeakConst(np.asarray(v, dtype))`).
+# array's (then promotion makes it exactly `scalar_operand(v, dtype, False)`).
 _INEXACT = frozenset(np.dtype(d) for d in ("float16", "float32", "float64", "complex64",
                                             "complex128")) | {np.dtype(dtypes.bfloat16)}
 _FLOAT = frozenset(d for d in _INEXACT if d.kind == "f")
@@ -57,10 +57,10 @@ def _fast_binary(x, y, inexact):
                 return x, y
         elif type(y) is float and ax.dtype in _FLOAT and \
                 dtypes.python_scalar_dtype(y) == ax.dtype:
-            return x, core.WeakConst(np.asarray(y, ax.dtype))
+            return x, scalar_operand(y, ax.dtype, False)
     elif ay is not None and type(x) is float and ay.dtype in _FLOAT and \
             dtypes.python_scalar_dtype(x) == ay.dtype:
-        return core.WeakConst(np.asarray(x, ay.dtype)), y
+        return scalar_operand(x, ay.dtype, False), y
     return None
 
 
