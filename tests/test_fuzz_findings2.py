@@ -1,4 +1,4 @@
-"""Differences the fuzzers found on the merged main (API fuzzer seeds 46050..46650), each
+"""Differences the fuzzers found on the merged main (API fuzzer seeds 46050..47250), each
 pinned with JAX 0.10.2's answer written out (no JAX needed to run them)."""
 import numpy as np
 import pytest
@@ -38,3 +38,40 @@ def test_float_initial_of_an_int_reduction_saturates(wrap, name):
     with astjax.enable_x64():
         got = wrap(f)(x)
         assert got.dtype == np.uint64 and np.asarray(got).tolist() == [[[0], [0]], [[0], [0]]]
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit])
+def test_float_divmod_of_a_scalar_by_an_array(wrap):
+    # seed 46890: divmod(-inf, int16 array) raised a ShapeError (a 0-d dividend met the
+    # array-shaped select of the zero-divisor case)
+    y = np.array([[3, -8, 6, 0]], np.int16)
+    q, r = wrap(jnp.divmod)(-np.inf, y)
+    assert q.shape == r.shape == (1, 4)
+    np.testing.assert_array_equal(np.asarray(q), [[np.nan, np.nan, np.nan, -np.inf]])
+    np.testing.assert_array_equal(np.asarray(r), np.full((1, 4), np.nan))
+    np.testing.assert_array_equal(np.asarray(wrap(jnp.floor_divide)(2.5, y)),
+                                  [[0.0, -1.0, 0.0, np.inf]])
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit])
+def test_squareplus_of_integers_squares_in_their_dtype(wrap):
+    # seed 47192: JAX squares an integer x in its own dtype (wrapping) before the sqrt;
+    # astjax converted x to float first (squareplus(-2**63) was 0.0, JAX's -4.6e18)
+    with astjax.enable_x64():
+        got = np.asarray(wrap(astjax.nn.squareplus)(np.array([4, -2**63], np.int64)))
+        np.testing.assert_allclose(got, [4.23606797749979, -4.611686018427388e18])
+        got = np.asarray(wrap(astjax.nn.squareplus)(np.array([3, 200], np.uint8)))
+        assert got.dtype == np.float32   # 200**2 wraps to 64 in uint8
+        np.testing.assert_allclose(got, [3.3027756, 104.12311], rtol=1e-6)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit, astjax.vmap])
+def test_igamma_of_a_zero_below_one_is_nan(wrap):
+    # seed 46860: JAX's igamma(0, x) is NaN for 0 < x < 1 (its series branch computes
+    # 0 * 0 / 0) and 1 for x >= 1; astjax gave 1 throughout. igammac(0, x > 0) is 0.
+    x = np.array([0.5, 0.999, 1.0, 1.5, np.inf, 0.0], np.float32)
+    a = np.zeros_like(x)
+    np.testing.assert_array_equal(np.asarray(wrap(astjax.lax.igamma)(a, x)),
+                                  [np.nan, np.nan, 1, 1, 1, np.nan])
+    np.testing.assert_array_equal(np.asarray(wrap(astjax.lax.igammac)(a, x)),
+                                  [0, 0, 0, 0, 0, np.nan])
