@@ -153,9 +153,6 @@ def _igamma_grad_a(F, a, x):
 
 def _igamma_edges(F, a, x, upper):
     nan = (a < 0.0) | (x < 0.0) | (a != a) | (x != x) | ((a == 0.0) & (x == 0.0))
-    if not upper:
-        # as JAX's igamma: a == 0 with 0 < x < 1 takes its series branch, 0 * 0 / 0
-        nan = nan | ((a == 0.0) & (x < 1.0))
     one_p = ((a == 0.0) & (x > 0.0)) | (x == np.inf)
     zero_p = (x == 0.0) & ~nan
     ok = ~(nan | one_p | zero_p)
