@@ -1,4 +1,4 @@
-"""Differences the fuzzers found on the merged main (API fuzzer seeds 46050..47250), each
+"""Differences the fuzzers found on the merged main (API fuzzer seeds 46050..47850), each
 pinned with JAX 0.10.2's answer written out (no JAX needed to run them)."""
 import numpy as np
 import pytest
@@ -64,3 +64,21 @@ def test_squareplus_of_integers_squares_in_their_dtype(wrap):
         assert got.dtype == np.float32   # 200**2 wraps to 64 in uint8
         np.testing.assert_allclose(got, [3.3027756, 104.12311], rtol=1e-6)
 
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit, astjax.vmap])
+def test_mixed_dtype_product_converts_each_operand_to_preferred_type(wrap):
+    # seed 47714: with a preferred_element_type, JAX's matmul and dot keep each operand's
+    # dtype and dot_general converts both to the preferred type first (a float operand
+    # becomes an int32 before it multiplies); astjax promoted bf16 x f64 to f64, so
+    # inf * 0.12 converted to int32's maximum where JAX gives 0
+    import ml_dtypes
+    a = np.array([[[-4.5, np.inf, 2.0]], [[1.0, 2.0, 3.7]]], ml_dtypes.bfloat16)
+    b = np.array([[[-0.9], [0.12], [1.9]]] * 2)
+    with astjax.enable_x64():
+        mm = wrap(lambda a, b: jnp.matmul(a, b, preferred_element_type=jnp.int32))(a, b)
+        d = wrap(lambda a, b: jnp.dot(a, b, preferred_element_type=jnp.int32))(a, b)
+    assert mm.dtype == d.dtype == np.int32
+    np.testing.assert_array_equal(np.asarray(mm).ravel(), [2, 3])
+    # (jnp.dot of two 3-D arrays pairs every row of a with every matrix of b)
+    assert set(np.asarray(d).ravel().tolist()) == {2, 3}
