@@ -1,4 +1,4 @@
-"""Differences the fuzzers found on the merged main (API fuzzer seeds 46050..47850), each
+"""Differences the fuzzers found on the merged main (API fuzzer seeds 46050..48450), each
 pinned with JAX 0.10.2's answer written out (no JAX needed to run them)."""
 import numpy as np
 import pytest
@@ -82,3 +82,15 @@ def test_mixed_dtype_product_converts_each_operand_to_preferred_type(wrap):
     np.testing.assert_array_equal(np.asarray(mm).ravel(), [2, 3])
     # (jnp.dot of two 3-D arrays pairs every row of a with every matrix of b)
     assert set(np.asarray(d).ravel().tolist()) == {2, 3}
+
+
+def test_norm_of_three_axes_or_a_bad_order_is_a_value_error():
+    # seed 47929: linalg.norm(3-D, ord=2) (three axes) raised a ShapeError that is not
+    # JAX's ValueError; so did an invalid matrix norm order
+    x = np.ones((2, 2, 3), np.float32)
+    with pytest.raises(ValueError):
+        jnp.linalg.norm(x, ord=2)
+    with pytest.raises(ValueError):
+        astjax.jit(lambda x: jnp.linalg.norm(x, ord=2))(x)
+    with pytest.raises(ValueError):
+        jnp.linalg.norm(x[0], ord=3)
