@@ -470,10 +470,12 @@ def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
         b: smoothness parameter (default 4).
 
     Returns:
-        An array of `x`'s shape (promoted to a floating dtype if needed).
+        An array of `x`'s shape, floating (an integer `x` squares in its own dtype, so
+        its square wraps on overflow, as JAX's).
     """
-    x = _inexact("squareplus", x)
-    return _uf.true_divide(_uf.add(x, _uf.sqrt(_uf.add(_uf.square(x), b))), 2.0)
+    # as JAX: an integer x squares in its own dtype (wrapping on overflow) before sqrt
+    x, b = asarray_operand(x), asarray_operand(b)
+    return _uf.true_divide(_uf.add(x, _uf.sqrt(_uf.add(_uf.square(x), b))), 2)
 
 
 @library_jit

@@ -20,8 +20,13 @@ from .ufuncs import (_no_out, asarray_operand, broadcast_shapes, conjugate, mult
 from ..typing import Array
 
 
-def _prep(a, b):
-    a, b = promote_dtypes(asarray_operand(a), asarray_operand(b))
+def _prep(a, b, preferred_element_type=None):
+    """The operands as arrays of one dtype; with a `preferred_element_type`, as JAX, each
+    keeps its own (dot_general converts mixed operands to that type, so float operands
+    with an integer one are truncated before they multiply)."""
+    a, b = asarray_operand(a), asarray_operand(b)
+    if preferred_element_type is None:
+        a, b = promote_dtypes(a, b)
     return a, b, core.get_aval(a), core.get_aval(b)
 
 
@@ -65,7 +70,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     """
     if preferred_element_type is None:
         _check_integer_width("dot", a, b)
-    a, b, av, bv = _prep(a, b)
+    a, b, av, bv = _prep(a, b, preferred_element_type)
     if (av.ndim == 0 or bv.ndim == 0) and out_sharding is None:
         out = multiply(a, b)
         return out if preferred_element_type is None else \
@@ -112,7 +117,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None,
       >>> jnp.matmul(jnp.array([[1.0, 2.0], [3.0, 4.0]]), jnp.array([1.0, 1.0]))
       Array([3., 7.], dtype=float32)
     """
-    a, b, av, bv = _prep(a, b)
+    a, b, av, bv = _prep(a, b, preferred_element_type)
     if av.ndim == 0 or bv.ndim == 0:
         i = 0 if av.ndim == 0 else 1
         raise ShapeValueError(f"matmul input operand {i} must have ndim at least 1, but it "

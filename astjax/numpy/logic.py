@@ -426,16 +426,20 @@ def lcm(x1, x2):
       x1, x2: integer arrays or scalars.
 
     Returns:
-      A non-negative integer array of the promoted dtype; 0 when either input is 0.
+      An integer array of the promoted dtype (non-negative unless the product overflows);
+      0 when either input is 0.
 
     Differences from NumPy: overflow wraps around silently; non-integer inputs raise a
     ValueError (as JAX).
     """
     x1, x2 = _int_args("lcm", x1, x2)
+    # as JAX: the absolute values multiply, so an overflowing product wraps (and may be
+    # negative), not its absolute value
+    x1, x2 = uf.abs(x1), uf.abs(x2)
     d = gcd(x1, x2)
     zero = lax.full_like(d, 0)
     safe = where(lax.eq(d, zero), lax.full_like(d, 1), d)
-    return where(lax.eq(d, zero), zero, uf.abs(uf.multiply(uf.floor_divide(x1, safe), x2)))
+    return where(lax.eq(d, zero), zero, uf.multiply(x1, uf.floor_divide(x2, safe)))
 
 
 @library_jit(static_argnames=("deg",))

@@ -29,6 +29,25 @@ def _axes(axis, ndim, name):
     return canonicalize_axes(axis, ndim, name)
 
 
+def _as_traced(initial, dt):
+    """A concrete float `initial` for an integer reduction as JAX converts it: JAX's
+    reductions are jitted with `initial` an operand, so XLA converts the traced float
+    saturating (NaN to 0, out-of-range to dt's limits), not by NumPy's wrap-around
+    (-1.0 -> 65535 for uint16). The float first rounds to its canonical dtype, as traced."""
+    if (initial is None or isinstance(initial, core.Tracer) or hasattr(initial, "_buf")
+            or not dtypes.is_int(dt) or np.ndim(initial) != 0):
+        return initial
+    v = np.asarray(initial)
+    if v.dtype.kind != "f":
+        return initial
+    info = np.iinfo(dt)
+    v = float(v.astype(dtypes.canonicalize(v.dtype)))
+    if np.isnan(v):
+        return 0
+    # (compared as floats: float(info.max) of a 64-bit type rounds up past it)
+    return info.max if v >= float(info.max) else info.min if v <= info.min else int(v)
+
+
 def _check_where(name, where):
     """JAX's ValueError for a `where=` mask that is not boolean (a number is not taken
     as its truth value)."""
@@ -113,7 +132,8 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
         r = lax_fn(r, axes) if axes else r
         if initial is not None:
             # as JAX: `initial` is cast to the accumulator's dtype (not promoted with it)
-            init_arr = lax.convert_element_type(initial, core.get_aval(r).dtype)
+            init_arr = lax.convert_element_type(_as_traced(initial, core.get_aval(r).dtype),
+                                                core.get_aval(r).dtype)
             if np.shape(init_arr) != ():
                 raise ArgumentValueError("initial value must be a scalar. Got array of "
                                          f"shape {tuple(np.shape(init_arr))}",

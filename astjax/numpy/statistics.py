@@ -71,23 +71,10 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
                 where=where)
 
 
-def _as_traced_initial(initial, dt):
-    """A float `initial` for an integer reduction as JAX's nanmin/nanmax convert it: JAX
-    jits them, so the value is a traced float that XLA converts saturating (NaN to 0,
-    out-of-range to dt's limits), not by NumPy's wrap-around (-1.0 -> 65535 for uint16)."""
-    if (initial is None or not dtypes.is_int(dt) or np.ndim(initial) != 0
-            or not isinstance(initial, (float, np.floating))):
-        return initial
-    info = np.iinfo(dt)
-    v = float(initial)
-    return 0 if np.isnan(v) else int(min(max(np.trunc(v), info.min), info.max))
-
-
 def _nan_extreme(red, fill):
     def f(a, axis=None, out=None, keepdims=False, initial=None, where=None):
         a = asarray_operand(a)
         if not dtypes.is_inexact(_dt(a)):
-            initial = _as_traced_initial(initial, _dt(a))
             return red(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
         out_ = red(_zero_nans(a, fill), axis=axis, keepdims=keepdims, initial=initial,
                    where=where)

@@ -211,7 +211,9 @@ def _float_divmod(x, y):
     and `inf // y` is NaN."""
     mod = lax.rem(x, y)
     zero = lax.full_like(y, 0)
-    quot = lax.div(lax.select(lax.eq(y, zero), x, lax.sub(x, mod)), y)
+    # (a 0-d x, as promote_args leaves it, takes mod's shape for the select)
+    x_full = broadcast_to_shape(x, core.get_aval(mod).shape)
+    quot = lax.div(lax.select(lax.eq(y, zero), x_full, lax.sub(x, mod)), y)
     fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
     mod = lax.select(fix, lax.add(mod, y), mod)
     quot = lax.select(fix, lax.sub(quot, lax.full_like(quot, 1)), quot)

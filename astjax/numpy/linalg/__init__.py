@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import core, dtypes, lax
 from ...core import bind
-from ...errors import MissingNameError, ShapeError, ShapeValueError
+from ...errors import ArgumentValueError, MissingNameError, ShapeError, ShapeValueError
 from ...primitives.linalg import cholesky_p
 from .. import ufuncs as uf
 from ..arrayops import cross as _cross, vecdot as _vd
@@ -137,7 +137,9 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     if len(axes) == 1:
         return vector_norm(x, axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axes) != 2:
-        raise ShapeError(f"linalg.norm: invalid axis {axis} for an array of rank {nd}")
+        raise ShapeValueError(f"linalg.norm: improper number of axes {axis} for an array "
+                              f"of rank {nd}", hint="pass one axis for a vector norm, two "
+                                                    "for a matrix norm")
     r, c = axes
     ax = uf.abs(x)
     if ord in (None, "fro", "f"):
@@ -158,7 +160,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
         if keepdims:
             out = lax.expand_dims(out, tuple(sorted((r, c))))
         return out
-    raise ShapeError(f"linalg.norm: invalid norm order {ord!r} for matrices")
+    raise ArgumentValueError(f"linalg.norm: invalid norm order {ord!r} for matrices")
 
 # ------------------------------------------------------------ factorizations
 
