@@ -94,3 +94,13 @@ def test_norm_of_three_axes_or_a_bad_order_is_a_value_error():
         astjax.jit(lambda x: jnp.linalg.norm(x, ord=2))(x)
     with pytest.raises(ValueError):
         jnp.linalg.norm(x[0], ord=3)
+
+
+def test_arange_wraps_start_and_step_into_an_unsigned_dtype():
+    # API fuzz seed 48438 (x64): JAX [65534] * 9 and [65534, 65535, 0, 1, 2]; astjax
+    # raised NumPy's bare OverflowError
+    with astjax.enable_x64(True):
+        a = jnp.arange(-2, 2.5, 0.5, dtype=jnp.uint16)
+        b = jnp.arange(-2, 3, dtype=jnp.uint16)
+    assert a.dtype == np.uint16 and np.asarray(a).tolist() == [65534] * 9
+    assert np.asarray(b).tolist() == [65534, 65535, 0, 1, 2]

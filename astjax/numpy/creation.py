@@ -210,8 +210,10 @@ def _symbolic_arange(start, stop, step, dtype):
 
 
 def _affine_iota(dt, n, start, step):
+    # (start and step converted as JAX converts them: wrapping into an unsigned dtype,
+    # `arange(-2, 3, dtype=uint16)` is [65534, 65535, 0, 1, 2]; NumPy would refuse -2)
     r = lax.iota(dt, n)
-    return lax.add(lax.mul(r, np.asarray(step, dt)[()]), np.asarray(start, dt)[()])
+    return lax.add(lax.mul(r, np.asarray(step).astype(dt)[()]), np.asarray(start).astype(dt)[()])
 
 
 @with_device
