@@ -13,7 +13,8 @@ import numpy as np
 
 from ... import core, dtypes, lax
 from ...core import bind
-from ...errors import ArgumentValueError, MissingNameError, ShapeError, ShapeValueError
+from ...errors import (ArgumentValueError as _ArgumentValueError, MissingNameError, ShapeError,
+                       ShapeValueError)
 from ...primitives.linalg import cholesky_p
 from .. import ufuncs as uf
 from ..arrayops import cross as _cross, vecdot as _vd
@@ -160,7 +161,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
         if keepdims:
             out = lax.expand_dims(out, tuple(sorted((r, c))))
         return out
-    raise ArgumentValueError(f"linalg.norm: invalid norm order {ord!r} for matrices")
+    raise _ArgumentValueError(f"linalg.norm: invalid norm order {ord!r} for matrices")
 
 # ------------------------------------------------------------ factorizations
 
