@@ -254,16 +254,23 @@ def _check_tangent(p_aval, t, where):
                                  hint="each tangent has the shape and dtype of its primal")
 
 
+def _with_hi(what, run, fun, primals, has_aux):
+    """`run(fun, has_aux)` -- `jvp` / `linearize` / `vjp` (`what`) of `fun` -- with hijax
+    Variables: mutable hi primals are differentiated as JAX does (their types' rules run,
+    `primal_check`), and Variables `fun` closes over carried out in the aux output."""
+    if not _hi.pytype_aval_mappings:
+        return run(fun, has_aux)
+    if _hi.has_mutable(primals):
+        _hi.primal_check(lambda g, p: _vjp(g, p, has_aux), fun, primals, what)
+    return _hi.aux_carrying(lambda: run(fun, has_aux), lambda g: run(g, True), fun, has_aux)
+
+
 @_entry_point
 def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
         has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), the directional derivative along tangents)."""
-    if not _hi.pytype_aval_mappings:
-        return _jvp(fun, primals, tangents, has_aux)
-    if _hi.has_mutable(primals):   # (JAX differentiates them: their types' rules run)
-        _hi.primal_check(lambda g, p: _vjp(g, p, has_aux), fun, primals, "jvp")
-    return _hi.aux_carrying(lambda: _jvp(fun, primals, tangents, has_aux),   # (hijax
-                            lambda g: _jvp(g, primals, tangents, True), fun, has_aux)  # Variables)
+    return _with_hi("jvp", lambda g, aux: _jvp(g, primals, tangents, aux), fun, primals,
+                    has_aux)
 
 
 def _jvp(fun, primals, tangents, has_aux):
@@ -318,12 +325,8 @@ def _jvp(fun, primals, tangents, has_aux):
 @_entry_point
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
-    if not _hi.pytype_aval_mappings:
-        return _linearize(fun, primals, has_aux)
-    if _hi.has_mutable(primals):
-        _hi.primal_check(lambda g, p: _vjp(g, p, has_aux), fun, primals, "linearize")
-    return _hi.aux_carrying(lambda: _linearize(fun, primals, has_aux),   # (hijax Variables)
-                            lambda g: _linearize(g, primals, True), fun, has_aux)
+    return _with_hi("linearize", lambda g, aux: _linearize(g, primals, aux), fun, primals,
+                    has_aux)
 
 
 def _linearize(fun, primals, has_aux):
@@ -394,12 +397,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     As in JAX, vjp_fn is a pytree whose leaves are the residuals (here a
     `tree_util.Partial`; it can be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
     it -- is staged when vjp_fn is first called, not here."""
-    if not _hi.pytype_aval_mappings:
-        return _vjp(fun, primals, has_aux)
-    if _hi.has_mutable(primals):
-        _hi.primal_check(lambda g, p: _vjp(g, p, has_aux), fun, primals, "vjp")
-    return _hi.aux_carrying(lambda: _vjp(fun, primals, has_aux),   # (hijax Variables)
-                            lambda g: _vjp(g, primals, True), fun, has_aux)
+    return _with_hi("vjp", lambda g, aux: _vjp(g, primals, aux), fun, primals, has_aux)
 
 
 def _vjp(fun, primals, has_aux):
