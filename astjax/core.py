@@ -103,6 +103,8 @@ class Primitive:
     `effectful` (a side effect, e.g. a host callback: never removed as dead code,
     never merged with an equal equation; or a function of the params saying so),
     `always_batch` (its batch rule runs even when no operand is mapped),
+    `transposed_at_zero` (transposed even with only zero cotangents in: True, or
+    `f(params, at_zero)` deciding from its bodies' equations),
     `higher_order` (jvp/transpose/partial_eval/batch/dce rules receive the running
     pass `tx` first: `tx.jvp_jaxpr`, `tx.batch_jaxpr`, ...), and `unsupported`
     (rule kind -> why it is deliberately missing)."""
@@ -115,6 +117,7 @@ class Primitive:
         for kind in RULE_KINDS:
             setattr(self, kind, None)
         self.linear = self.nondiff = self.always_batch = self.effectful = False
+        self.transposed_at_zero = False
         # may take a Ref operand (`AbstractRef`): the state primitives, and control
         # flow, whose bodies close over refs until `transforms/discharge.py` runs
         self.takes_refs = higher_order

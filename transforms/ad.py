@@ -39,8 +39,6 @@ from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiab
 from astjax.errors import DerivativeNotImplementedError, JAXValueError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 from astjax.primitives.untyped_made import staging_untyped
-from astjax.primitives.custom_derivatives import custom_lin_p
-from astjax.primitives.scan import scan_p
 from astjax.primitives.slicing import slice_p
 from astjax.primitives.structural import concatenate
 
@@ -355,16 +353,14 @@ def _live_at_zero(jaxpr, lin_eqns) -> set:
 
 
 def _transposed_at_zero(eqn) -> bool:
-    """Whether `eqn`, given zero cotangents only, can still give nonzero ones (so it is
-    transposed as JAX transposes it, not skipped): a custom_vjp's linear part runs the
-    user's bwd on zeros, which may return anything (flax's fp8 amax histories come back
-    as the `bwd`'s cotangents of its inputs), and a scan instantiates its carry's zero
-    cotangent, so a custom_vjp in its body runs on every step. Every other equation gives
-    zero for zero (JAX's jit, cond and checkpoint transposes skip an all-zero body)."""
-    if eqn.primitive is custom_lin_p:
-        return True
-    return eqn.primitive is scan_p and any(
-        _transposed_at_zero(e) for e in eqn.params["jaxpr"].jaxpr.eqns)
+    """Whether `eqn`, given zero cotangents only, can still give nonzero ones, so it is
+    transposed as JAX transposes it, not skipped (its primitive's `transposed_at_zero`:
+    a custom_vjp's linear part runs the user's bwd on zeros; a scan, whose carry's zero
+    cotangent is instantiated, when its body has such an equation). Every other
+    equation gives zero for zero (JAX's jit, cond and checkpoint transposes skip an
+    all-zero body)."""
+    rule = eqn.primitive.transposed_at_zero
+    return rule(eqn.params, _transposed_at_zero) if callable(rule) else rule
 
 
 def _compute_type_of(eqn):

@@ -407,6 +407,8 @@ register(custom_lin_p, impl=_custom_lin_fail, abstract_eval=_custom_lin_ae,
          lowering=_custom_lin_lowering, transpose=_custom_lin_transpose,
          jvp=_custom_lin_jvp)
 mark_unsupported(custom_lin_p, "batch", "custom_lin only appears inside linearize")
+custom_lin_p.transposed_at_zero = True   # (the user's bwd may return anything for zeros:
+# flax's fp8 amax histories come back as its cotangents)
 
 # --------------------------------------------------------------------- checkpoint
 checkpoint_p = core.new_primitive("checkpoint", multiple_results=True, higher_order=True)

@@ -559,6 +559,9 @@ _scan_source.fuse = _scan_fuse
 register(scan_p, impl=_scan_impl, abstract_eval=_scan_ae, lowering=_scan_lowering,
          jvp=_scan_jvp, partial_eval=_scan_partial_eval, transpose=_scan_transpose,
          batch=_scan_batch, dce=_scan_dce, source=_scan_source)
+# (its carry's zero cotangent is instantiated: a body equation transposed at zero runs)
+scan_p.transposed_at_zero = lambda params, at_zero: any(
+    at_zero(e) for e in params["jaxpr"].jaxpr.eqns)
 
 # ---- lax.scan, lax.map -------------------------------------------------------------
 
