@@ -104,3 +104,10 @@ def test_arange_wraps_start_and_step_into_an_unsigned_dtype():
         b = jnp.arange(-2, 3, dtype=jnp.uint16)
     assert a.dtype == np.uint16 and np.asarray(a).tolist() == [65534] * 9
     assert np.asarray(b).tolist() == [65534, 65535, 0, 1, 2]
+
+
+def test_ravel_of_a_numpy_array_already_flat_is_a_canonical_array():
+    # API fuzz seed 49075 (x64 off): JAX float32 Array; astjax returned the float64 NumPy
+    # array itself (lax.reshape's no-op shortcut kept a host operand)
+    out = jnp.ravel(np.array([-2.0, -0.0, 3.0], np.float64))
+    assert isinstance(out, astjax.Array) and out.dtype == np.float32

@@ -306,13 +306,17 @@ deflinear(reshape_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.
 register(reshape_p, batch=_reshape_batch, source=_reshape_source)
 
 
+_HOST_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
+
+
 def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     """`lax.reshape` (after transposing by `dimensions`, if given); `out_sharding`
     lays the result out (see `out_layout`)."""
     new_sizes = shape_poly.canonical_shape(new_sizes)
     s = None if out_sharding is None else out_layout(out_sharding, "reshape")
-    if s is None and _aval(operand).shape == new_sizes and dimensions is None:
-        return operand
+    if s is None and _aval(operand).shape == new_sizes and dimensions is None and \
+            not isinstance(operand, _HOST_VALUES):   # (JAX: only an Array comes back as is;
+        return operand                               # a NumPy one is converted, canonical)
     if dimensions is not None:
         operand = transpose(operand, dimensions)
     return bind(reshape_p, operand, new_sizes=new_sizes, dimensions=None, sharding=s)
