@@ -111,3 +111,16 @@ def test_ravel_of_a_numpy_array_already_flat_is_a_canonical_array():
     # array itself (lax.reshape's no-op shortcut kept a host operand)
     out = jnp.ravel(np.array([-2.0, -0.0, 3.0], np.float64))
     assert isinstance(out, astjax.Array) and out.dtype == np.float32
+
+
+def test_jnp_reshape_of_a_numpy_array_is_numpys_own_reshape():
+    # JAX 0.10.2's jnp.reshape forwards to an ndarray's (or NumPy scalar's) own method:
+    # NumPy in, NumPy out, dtype kept; every other function (ravel, atleast_2d, kron, ...)
+    # and the Array method still give a canonical Array
+    a = np.arange(6.0)
+    out = jnp.reshape(a, (2, 3))
+    assert type(out) is np.ndarray and out.dtype == np.float64 and out.shape == (2, 3)
+    assert type(jnp.reshape(np.float64(2.0), (1,))) is np.ndarray
+    for other in (jnp.ravel(a.reshape(2, 3)), jnp.atleast_2d(a), jnp.kron(a, a),
+                  jnp.asarray(a).reshape(3, 2), astjax.jit(lambda: jnp.reshape(a, (3, 2)))()):
+        assert isinstance(other, astjax.Array) and other.dtype == np.float32

@@ -473,7 +473,9 @@ def test_bad_shapes():
     with pytest.raises(ShapeError):  # one rank: the lax primitive's TypeError, as JAX
         jnp.add(F, G[:, :3])
     with pytest.raises(ShapeError):
-        jnp.reshape(F, (5, -1))
+        jnp.reshape(jnp.asarray(F), (5, -1))
+    with pytest.raises(ShapeValueError):  # a NumPy operand: NumPy's reshape, as JAX
+        jnp.reshape(np.asarray(F), (5, -1))
     with pytest.raises(AstjaxError):
         jnp.linalg.solve(F, G)
 

@@ -20,7 +20,7 @@ from ..batching_api import vmap
 from .creation import arange, diag
 from .operands import _dtype, asarray, operator_index, _strong_result
 from .reductions import sum as _sum
-from .shapes import concatenate, moveaxis, ravel, reshape, stack
+from .shapes import concatenate, moveaxis, ravel, _reshape as reshape, stack
 from .ufuncs import asarray_operand, where
 from .util import canonicalize_axis, library_jit, static_int
 from .sorting import argsort

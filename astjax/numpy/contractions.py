@@ -13,7 +13,7 @@ from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
 from .einsum_paths import contraction_path
 from .operands import jax_array_protocol
-from .shapes import diagonal, ravel, reshape, transpose
+from .shapes import diagonal, ravel, _reshape as reshape, transpose
 from .util import canonicalize_axes, library_jit as _library_jit
 from .ufuncs import (_no_out, asarray_operand, broadcast_shapes, conjugate, multiply,
                      promote_dtypes)

@@ -14,7 +14,7 @@ from .operands import (_constant, _dtype, _static_shape, array, asarray, _pad_va
                        broadcast_shapes,
                        asarray_operand, broadcast_to_shape, check_python_ints,
                        operator_index)
-from .shapes import diagonal, moveaxis, ndim, reshape, shape
+from .shapes import diagonal, moveaxis, ndim, _reshape as reshape, shape
 from .ufuncs import exp, log, multiply, power, where
 from .util import static_int, with_device, with_out_sharding, library_jit as _library_jit
 from ..shape_poly import is_symbolic_dim

@@ -13,7 +13,7 @@ from ..errors import ArgumentValueError
 from . import ufuncs as uf
 from .operands import array, asarray, broadcast_shapes, broadcast_to_shape, result
 from .reductions import all as _all, any as _any, sum as _sum
-from .shapes import ravel, reshape
+from .shapes import ravel, _reshape as reshape
 from .ufuncs import asarray_operand, promote_args, promote_args_inexact, where
 from .util import _Direct, library_jit
 

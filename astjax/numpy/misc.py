@@ -26,7 +26,7 @@ from .creation import eye
 from .einsum_paths import einsum_path
 from .reductions import all as _all, any as _any
 from .repeats import tile
-from .shapes import atleast_1d, broadcast_to, concatenate, ravel, reshape, swapaxes
+from .shapes import atleast_1d, broadcast_to, concatenate, ravel, _reshape as reshape, swapaxes
 from .searching import _take_1d
 from .sorting import argmin, argsort, cumsum, sort
 from .statistics import convolve, diff

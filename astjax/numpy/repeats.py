@@ -11,7 +11,7 @@ from .. import core, lax
 from ..errors import ConcretizationError, ShapeError, ShapeValueError
 from .indexing import _IndexUpdateRef, take
 from .operands import asarray, asarray_operand, broadcast_shapes, broadcast_to_shape
-from .shapes import _count, ndim, ravel, reshape, shape
+from .shapes import _count, ndim, ravel, _reshape as reshape, shape
 from .sorting import cumsum as _cumsum
 from .ufuncs import remainder as _remainder
 from .util import canonicalize_axis, library_jit as _library_jit, static_int, with_out_sharding

@@ -21,7 +21,7 @@ from . import ufuncs as uf
 from .indexing import take
 from .operands import asarray, asarray_operand, promote_dtypes
 from .reductions import any as _any, max as _max, min as _min, sum as _sum
-from .shapes import concatenate, moveaxis, ravel, reshape
+from .shapes import concatenate, moveaxis, ravel, _reshape as reshape
 from .sorting import argsort, cumsum, lexsort, nonzero
 from .ufuncs import where
 from .util import canonicalize_axis, library_jit

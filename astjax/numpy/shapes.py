@@ -61,7 +61,8 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None) -> Array:
         out_sharding: the result's layout, as `lax.reshape`'s (Explicit meshes).
     Returns: Array with shape `shape`.
     Vs NumPy: `shape` must be static; the result is a new immutable array, never a view;
-        NumPy's old `newshape=` is a TypeError (JAX 0.10.2 removed it).
+        NumPy's old `newshape=` is a TypeError (JAX 0.10.2 removed it). As JAX, a NumPy
+        operand is reshaped by its own method: the result is a NumPy array (dtype kept).
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.reshape(jnp.arange(6), (2, -1))
@@ -69,6 +70,20 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None) -> Array:
            [3, 4, 5]], dtype=int32)
     """
     if _is_key_array(a) and order == "C":   # (the shape functions act on whole keys)
+        return a.reshape(shape)
+    if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
+        try:
+            return a.reshape(shape, order=order)
+        except ValueError as e:   # NumPy's classes, as JAX raises them here
+            raise ShapeValueError(f"jnp.reshape of a NumPy array: {e}") from None
+        except TypeError as e:
+            raise ShapeError(f"jnp.reshape of a NumPy array: {e}") from None
+    return _reshape(a, shape, order, out_sharding=out_sharding)
+
+
+def _reshape(a, shape, order="C", *, out_sharding=None) -> Array:
+    """`reshape` for astjax's own functions: the result is always an Array."""
+    if _is_key_array(a) and order == "C":
         return a.reshape(shape)
     a = asarray_operand(jax_array_protocol(a))
     av = core.get_aval(a)
@@ -109,7 +124,7 @@ def ravel(a, order="C", *, out_sharding=None):
     >>> jnp.ravel(jnp.ones((2, 2)))
     Array([1., 1., 1., 1.], dtype=float32)
     """
-    return reshape(a, (-1,), order, out_sharding=out_sharding)
+    return _reshape(a, (-1,), order, out_sharding=out_sharding)
 
 
 def flatten(a, order="C"):
@@ -248,7 +263,7 @@ def atleast_1d(*arys):
     Args: *arys: arrays or scalars.
     Returns: one Array, or a list of Arrays for several inputs.
     Vs NumPy: Python scalars become weakly typed arrays."""
-    out = [reshape(a, (1,)) if ndim(a) == 0 else asarray(a) for a in arys]
+    out = [_reshape(a, (1,)) if ndim(a) == 0 else asarray(a) for a in arys]
     return out[0] if len(out) == 1 else out
 
 
@@ -265,7 +280,7 @@ def atleast_2d(*arys):
     out = []
     for a in arys:
         a = asarray(a)
-        out.append(reshape(a, (1,) * (2 - ndim(a)) + shape(a)) if ndim(a) < 2 else a)
+        out.append(_reshape(a, (1,) * (2 - ndim(a)) + shape(a)) if ndim(a) < 2 else a)
     return out[0] if len(out) == 1 else out
 
 
@@ -279,8 +294,8 @@ def atleast_3d(*arys):
         a = asarray(a)
         n = ndim(a)
         s = shape(a)
-        out.append(reshape(a, (1, 1, 1)) if n == 0 else reshape(a, (1,) + s + (1,)) if n == 1
-                   else reshape(a, s + (1,)) if n == 2 else a)
+        out.append(_reshape(a, (1, 1, 1)) if n == 0 else _reshape(a, (1,) + s + (1,)) if n == 1
+                   else _reshape(a, s + (1,)) if n == 2 else a)
     return out[0] if len(out) == 1 else out
 
 
@@ -417,7 +432,7 @@ def column_stack(tup):
     >>> jnp.column_stack([jnp.arange(2), jnp.arange(2)]).shape
     (2, 2)
     """
-    arrs = [reshape(a, (-1, 1)) if ndim(a) < 2 else asarray(a) for a in tup]
+    arrs = [_reshape(a, (-1, 1)) if ndim(a) < 2 else asarray(a) for a in tup]
     return concatenate(arrs, 1)
 
 

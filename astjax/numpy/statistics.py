@@ -12,7 +12,7 @@ from . import ufuncs as uf
 from .contractions import matmul
 from .reductions import (_var_dtypes, all as _all, max as _max, mean as _mean,
                          min as _min, prod, sum as _sum)
-from .shapes import atleast_2d, concatenate, diagonal, moveaxis, ravel, reshape, squeeze
+from .shapes import atleast_2d, concatenate, diagonal, moveaxis, ravel, _reshape as reshape, squeeze
 from .sorting import argmax, argmin, cumprod, cumsum
 from .operands import asarray
 from .ufuncs import asarray_operand, broadcast_to_shape, promote_args_inexact, where

@@ -27,7 +27,7 @@ from .advanced_indexing import take
 from .arraylike import _ARRAYLIKE_TYPES, check_arraylike
 from .operands import asarray
 from .reductions import max as _max, min as _min, prod, sum as _sum
-from .shapes import concatenate, moveaxis, reshape, transpose
+from .shapes import concatenate, moveaxis, _reshape as reshape, transpose
 from .sorting import cumprod, cumsum
 from .util import canonicalize_axes, canonicalize_axis
 from .vectorize import vectorize
