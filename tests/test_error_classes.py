@@ -116,3 +116,17 @@ def test_lax_map_without_a_common_length_is_a_value_error(xs):
     # JAX: ValueError from scan (lax.map reached astjax's scan without lax.scan's check)
     with pytest.raises(ValueError, match="scan got"):
         astjax.lax.map(lambda x: x, xs)
+
+
+@pytest.mark.parametrize("call, cls", [
+    # JAX 0.10.2 refuses a bool where these take an axis (astjax accepted it as 0 / 1)
+    (lambda a: astjax.lax.broadcast_in_dim(jnp.ones(3), (2, 3), (True,)), TypeError),
+    (lambda a: jnp.swapaxes(a, True, False), ValueError),
+    (lambda a: jnp.swapaxes(a, 0, np.True_), ValueError),
+    (lambda a: astjax.lax.argmax(a, True, jnp.int32), ValueError),
+    (lambda a: astjax.lax.argmin(a, False, jnp.int32), ValueError),
+])
+def test_a_bool_axis_is_refused_where_jax_refuses_it(call, cls):
+    with pytest.raises(cls) as info:
+        call(jnp.ones((2, 3)))
+    assert isinstance(info.value, errors.AstjaxError)

@@ -204,6 +204,9 @@ def swapaxes(a, axis1, axis2):
     """
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
+    if isinstance(axis1, (bool, np.bool_)) or isinstance(axis2, (bool, np.bool_)):
+        raise ArgumentValueError(f"swapaxes: the axes must be integers, got {axis1!r}, "
+                                 f"{axis2!r}")   # (JAX 0.10.2: a ValueError)
     perm = list(range(nd))
     i, j = canonicalize_axis(axis1, nd, "swapaxes"), canonicalize_axis(axis2, nd, "swapaxes")
     perm[i], perm[j] = perm[j], perm[i]

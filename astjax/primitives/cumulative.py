@@ -146,10 +146,17 @@ nondiff(argmin_p)
 defreducer(argmin_p)
 
 
+def _not_bool(axis, name):
+    """JAX's `lax.argmax` / `argmin` refuse a bool axis with a ValueError."""
+    if isinstance(axis, (bool, np.bool_)):
+        raise ShapeValueError(f"`{name}`: the axis must be an integer, got {axis!r}")
+    return axis
+
+
 def argmax(operand, axis, index_dtype):
     """`lax.argmax`: the first index of the maximum along `axis` (NaN counts as max)."""
     operand = as_operand(operand)
-    axis = check_axis(axis, core.get_aval(operand).ndim, "argmax")
+    axis = check_axis(_not_bool(axis, "argmax"), core.get_aval(operand).ndim, "argmax")
     return bind(argmax_p, operand, axes=(axis,),
                 index_dtype=dtypes.canonicalize(index_dtype))
 
@@ -157,7 +164,7 @@ def argmax(operand, axis, index_dtype):
 def argmin(operand, axis, index_dtype):
     """`lax.argmin`: the first index of the minimum along `axis` (NaN counts as min)."""
     operand = as_operand(operand)
-    axis = check_axis(axis, core.get_aval(operand).ndim, "argmin")
+    axis = check_axis(_not_bool(axis, "argmin"), core.get_aval(operand).ndim, "argmin")
     return bind(argmin_p, operand, axes=(axis,),
                 index_dtype=dtypes.canonicalize(index_dtype))
 

@@ -140,6 +140,10 @@ def iota(dtype, size):
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     """JAX's `lax.broadcast_in_dim`, its shape and dimensions checked first."""
     shape = _ints(shape, "broadcast_in_dim shape", nonneg=True)
+    if any(isinstance(d, (bool, _np.bool_)) for d in broadcast_dimensions):
+        raise _ShapeError("broadcast_in_dim broadcast_dimensions must have every element be an "
+                          f"integer type, got {tuple(broadcast_dimensions)}",
+                          hint="give the result axes as ints, not bools")
     dims = _ints(broadcast_dimensions, "broadcast_in_dim broadcast_dimensions")
     if len(dims) != _ndim(operand) or any(not 0 <= d < len(shape) for d in dims):
         raise _ShapeError(f"broadcast_in_dim broadcast_dimensions {dims} do not fit an operand "
