@@ -245,8 +245,16 @@ def mapped_axis(leaves, dims, spmd_axis_name=None, loc=None):
 def broadcast_mapped(x, dim, size, axis):
     """`vmap`'s broadcast of its unbatched result `x` along a new dimension `dim` of
     `size`: laid out over `axis` (`mapped_axis`: (mesh, spec entry)) when `x` is typed on
-    that mesh, as JAX's batching lays it out; else untyped."""
+    that mesh (or staged under `set_mesh` of it, its layout unknown: replicated), as JAX's
+    batching lays it out; else untyped."""
     t = explicit.types_of([x])[0] if axis is not None else None
+    if t is None and axis is not None and isinstance(x, core.Tracer) and (
+            explicit.made_mesh() == axis[0]) and not _forwarded_constant(x):
+        # (under `set_mesh` JAX types every staged value over its mesh: one whose layout
+        # the rules do not know is replicated there, as JAX's broadcast reads it)
+        aval = core.get_aval(x)
+        t = Typed(aval, [None] * aval.ndim, axis[0]) if type(aval) is core.ShapedArray \
+            else None
     shape = list(core.get_aval(x).shape)
     shape.insert(dim, size)
     dims = [i for i in range(len(shape)) if i != dim]
@@ -256,3 +264,28 @@ def broadcast_mapped(x, dim, size, axis):
     spec.insert(dim, axis[1])
     return broadcast_in_dim(x, tuple(shape), tuple(dims), out_sharding=shd.NamedSharding(
         t.mesh, PartitionSpec(*spec, unreduced=t.unreduced, reduced=t.reduced)))
+
+
+def _forwarded_constant(x) -> bool:
+    """Whether staged `x` is a loop's carry the body passes on unchanged from a
+    constant initial value (a Literal): JAX's `scan` / `while_loop` return that
+    initial value itself there (a constant, typed over no mesh)."""
+    eqn = next((e for e in reversed(x.builder.eqns) if x.var in e.outvars), None)
+    name = eqn.primitive.name if eqn is not None else None
+    if name not in ("scan", "while"):
+        return False
+    k = eqn.outvars.index(x.var)
+    if name == "scan":
+        skip, first, body = eqn.params["num_consts"], eqn.params["num_consts"], eqn.params["jaxpr"]
+        if k >= eqn.params["num_carry"]:
+            return False
+    else:
+        first = eqn.params["cond_nconsts"] + eqn.params["body_nconsts"]
+        skip, body = eqn.params["body_nconsts"], eqn.params["body_jaxpr"]
+        cond = eqn.params["cond_jaxpr"].jaxpr
+        used = {a for e in cond.eqns for a in e.invars} | set(cond.outvars)
+        if cond.invars[eqn.params["cond_nconsts"] + k] in used:
+            return False        # (JAX moves out only a carry its condition does not read)
+    body = getattr(body, "jaxpr", body)
+    return body.outvars[k] is body.invars[skip + k] and isinstance(
+        eqn.invars[first + k], core.Literal)

@@ -60,6 +60,12 @@ def programs(jax, jnp):
         "vmap_scan_body": (lambda a: jax.vmap(lambda m: lax.scan(
             lambda c, r: (c, r @ made()), 0.0, m))(a.reshape(2, 2, 2)), ("x",)),
         "vmap_scan_carry": (lambda a: jax.vmap(scan_dot)(a.reshape(2, 2, 2)), ("x",)),
+        # (a carry passed on unchanged from a constant is that constant: typed over no mesh)
+        "vmap_while_carry": (lambda a: jax.vmap(lambda r: (lax.while_loop(
+            lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1], c[2] * 2.0), (0, 1.5, 1.0)),
+            r @ made()))(a), ("x",)),
+        "vmap_fori_carry": (lambda a: jax.vmap(lambda r: (lax.fori_loop(
+            0, 2, lambda i, c: c * 2.0, 1.0), r @ made()))(a), ("x",)),
         "cond_body": (cond_dot, ("x",)),
         "jvp_cond_body": (lambda a: jax.jvp(cond_dot, (a,), (a,)), ("x",)),
         "grad_cond_body": (lambda a: jax.grad(lambda v: jnp.sin(cond_dot(v)).sum())(a),
