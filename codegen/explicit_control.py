@@ -24,6 +24,8 @@ from __future__ import annotations
 import contextlib
 import threading
 
+import numpy as np
+
 from astjax import core
 from astjax import sharding_impls as shd
 from astjax.errors import ArgumentValueError, JAXTypeError, LoopCarryError
@@ -268,24 +270,27 @@ def broadcast_mapped(x, dim, size, axis):
 
 def _forwarded_constant(x) -> bool:
     """Whether staged `x` is a loop's carry the body passes on unchanged from a
-    constant initial value (a Literal): JAX's `scan` / `while_loop` return that
-    initial value itself there (a constant, typed over no mesh)."""
-    eqn = next((e for e in reversed(x.builder.eqns) if x.var in e.outvars), None)
+    constant initial value (a literal, a host array): JAX's `scan` / `while_loop`
+    return that initial value itself there (a constant, typed over no mesh)."""
+    eqn = x.builder.producer.get(x.var)
     name = eqn.primitive.name if eqn is not None else None
     if name not in ("scan", "while"):
         return False
-    k = eqn.outvars.index(x.var)
+    k, p = eqn.outvars.index(x.var), eqn.params
     if name == "scan":
-        skip, first, body = eqn.params["num_consts"], eqn.params["num_consts"], eqn.params["jaxpr"]
-        if k >= eqn.params["num_carry"]:
+        if k >= p["num_carry"]:
             return False
+        skip = first = p["num_consts"]
+        body = p["jaxpr"]
     else:
-        first = eqn.params["cond_nconsts"] + eqn.params["body_nconsts"]
-        skip, body = eqn.params["body_nconsts"], eqn.params["body_jaxpr"]
-        cond = eqn.params["cond_jaxpr"].jaxpr
-        used = {a for e in cond.eqns for a in e.invars} | set(cond.outvars)
-        if cond.invars[eqn.params["cond_nconsts"] + k] in used:
+        skip, first, body = p["body_nconsts"], p["cond_nconsts"] + p["body_nconsts"], \
+            p["body_jaxpr"]
+        cond = getattr(p["cond_jaxpr"], "jaxpr", p["cond_jaxpr"])
+        read = {a for e in cond.eqns for a in e.invars} | set(cond.outvars)
+        if cond.invars[p["cond_nconsts"] + k] in read:
             return False        # (JAX moves out only a carry its condition does not read)
     body = getattr(body, "jaxpr", body)
-    return body.outvars[k] is body.invars[skip + k] and isinstance(
-        eqn.invars[first + k], core.Literal)
+    init = eqn.invars[first + k]
+    return body.outvars[k] is body.invars[skip + k] and (isinstance(init, core.Literal) or any(
+        v is init and isinstance(c, (np.ndarray, np.generic))
+        for v, c in x.builder.consts.values()))

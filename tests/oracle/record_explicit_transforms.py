@@ -64,6 +64,8 @@ def programs(jax, jnp):
         "vmap_while_carry": (lambda a: jax.vmap(lambda r: (lax.while_loop(
             lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1], c[2] * 2.0), (0, 1.5, 1.0)),
             r @ made()))(a), ("x",)),
+        "vmap_scan_host_init": (lambda a: jax.vmap(lambda r: (lax.scan(
+            lambda c, x: (c, x), np.ones(2, np.float32), r)[0], r @ made()))(a), ("x",)),
         "vmap_fori_carry": (lambda a: jax.vmap(lambda r: (lax.fori_loop(
             0, 2, lambda i, c: c * 2.0, 1.0), r @ made()))(a), ("x",)),
         "cond_body": (cond_dot, ("x",)),
