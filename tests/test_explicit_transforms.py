@@ -48,6 +48,7 @@ def test_results_as_jax(results, name):
     """The results' types and values are JAX's."""
     control.assert_as_recorded(jax, dict(results[name], inner=[]), dict(EXPECTED[name],
                                                                         inner=[]))
+    assert results[name].get("eager_out") == EXPECTED[name].get("eager_out")
 
 
 @pytest.mark.parametrize("name", [
