@@ -557,7 +557,7 @@ class Jitted(StagedCallable):
             (tuple(dyn_args), dyn_kwargs))[0])
         return cls(entry, getattr(self.fun, "__name__", "<unnamed function>"),
                    self.donate_argnums, donated_leaves(self.donate_argnums, dyn_args, statics),
-                   types if any(t is not None for t in types) else None)
+                   types if any(t is not None for t in types) or _typed_consts(entry) else None)
 
     @_entry_point
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
@@ -674,10 +674,19 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
         if not return_shape:
             return closed
         # JAX's `jit(f).trace(...).out_info`: weak types, results typed over Explicit axes
-        outs = _result_types(closed, types) if any(t is not None for t in types) \
-            else [None] * len(closed.jaxpr.outvars)
+        outs = _result_types(closed, types) if any(t is not None for t in types) or (
+            isinstance(closed, _explicit.TypedClosedJaxpr)) else [None] * len(
+            closed.jaxpr.outvars)   # (typed arguments or closed-over arrays)
         return closed, _out_structs(closed, out_tree, outs)
     return make
+
+
+def _typed_consts(entry) -> bool:
+    """Whether the program of a `jit` entry closes over arrays laid out over an
+    Explicit mesh (its results are typed from them as from typed arguments)."""
+    closed = getattr(entry, "staged", None) or getattr(entry, "closed", None)
+    return closed is not None and bool(_explicit.const_types(closed.jaxpr.constvars,
+                                                             closed.consts))
 
 
 def typeof(x: Any) -> core.ShapedArray:

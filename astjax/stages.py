@@ -233,8 +233,11 @@ class _Stage:
         over Explicit and Auto axes: JAX's `out_info`)."""
         n = len(self._entry.closed.jaxpr.outvars)
         asked = getattr(self._entry, "asked_result_shardings", None) or [None] * n
-        types = result_types(self._entry.closed, self._arg_types) if self._arg_types \
-            else [None] * n
+        program = getattr(self._entry, "staged", None)   # (with a gradient's forward code)
+        if program is None or len(program.jaxpr.outvars) != n:
+            program = self._entry.closed
+        types = result_types(program, self._arg_types) \
+            if self._arg_types is not None else [None] * n
         return [s if s is not None else None if t is None or not _explicit.all_explicit(
             t.mesh) else _sharding.NamedSharding(
             t.mesh.abstract_mesh if abstract else t.mesh, t.sharding.spec)
@@ -270,7 +273,8 @@ class Traced(_Stage):
         removed and mutable references discharged), its types laid out over Explicit
         mesh axes printed as JAX prints them (`f32[4@x,4]`)."""
         closed = getattr(self._entry, "staged", None) or staged_as(self._entry.closed)
-        return _explicit.with_types(closed, (), self._arg_types) if self._arg_types else closed
+        return _explicit.with_types(closed, (), self._arg_types) \
+            if self._arg_types is not None else closed
 
     @property
     def fun_name(self):
@@ -603,9 +607,11 @@ def typed_staging(leaves, types):
 
 def result_types(closed, arg_types):
     """The Typed (or None) of each result of `closed` whose arguments have types
-    `arg_types` (JAX's ShardingTypeError, located, where the layouts do not fit)."""
+    `arg_types`, its closed-over arrays theirs (JAX's ShardingTypeError, located, where
+    the layouts do not fit)."""
     env = _explicit.propagate(closed.jaxpr.eqns, {
-        v: t for v, t in zip(closed.jaxpr.invars, arg_types) if t is not None})
+        **_explicit.const_types(closed.jaxpr.constvars, closed.consts),
+        **{v: t for v, t in zip(closed.jaxpr.invars, arg_types) if t is not None}})
     return [env.get(v) if isinstance(v, core.Var) else None for v in closed.jaxpr.outvars]
 
 

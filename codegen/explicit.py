@@ -67,16 +67,17 @@ from astjax.primitives.untyped_made import is_untyped_made
 
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
+from .explicit_indexing import SCATTERS, gather_rule, scatter_rule
 from .explicit_reshape import reshape_rule as _reshape
-from .explicit_types import (Typed, all_explicit, assert_layout, explicit_part, is_explicit,
-                             made_mesh, typed, typed_abstract, typed_sharding)
+from .explicit_types import (Typed, all_explicit, assert_layout, const_types, explicit_part,
+                             is_explicit, made_mesh, typed, typed_abstract, typed_sharding)
 from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "is_elementwise", "NESTED", "like_primals", "layout_of", "with_types",
            "TypedClosedJaxpr", "ManualAval", "staging_nested",
            "layouts_of", "types_of", "nested_frame", "made_mesh", "typed_abstract",
-           "broadcast_layouts"]
+           "broadcast_layouts", "const_types"]
 
 #: JAX's elementwise primitives that are no `elementwise` ones here (`primitives/base.py`'s
 #: `defvectorized` / `defbroadcasting` mark those): the result keeps the operand's layout
@@ -117,6 +118,12 @@ def _broadcasting(name, ts, out_aval):
                  + ", ".join(str(t.spec) for t in typed_) + ".")
         spec.append(next(iter(named)) if named else None)
     return spec
+
+
+def _fits(shape, out_shape) -> bool:
+    """Whether an operand of `shape` broadcasts to `out_shape` by its size-1 dimensions
+    (a batched binary operation's unbatched operand: JAX's `broadcast_batcher`)."""
+    return len(shape) == len(out_shape) and all(n in (1, m) for n, m in zip(shape, out_shape))
 
 
 def _same(ts, msg):
@@ -169,81 +176,6 @@ def _varying_shape(t, out_shape, what):
     return list(t.spec)
 
 
-def _shaped(t, aval):
-    """How JAX names an operand in its gather / scatter messages."""
-    if t is None:
-        t = Typed(aval, [None] * aval.ndim, None)
-    return f"ShapedArray({t.str_short()})"
-
-
-def _gather(ts, params, avals, out_aval):
-    """JAX's gather rule: the indexed operand dimensions are unsharded or taken
-    whole, the indices unsharded but for batching dimensions (which agree with the
-    operand's); the result takes the operand's offset and the indices' other layouts."""
-    op, ix = ts[0], ts[1]
-    if op is None:
-        return None
-    dn, sizes = params["dimension_numbers"], params["slice_sizes"]
-    ispec = list(ix.spec) if ix is not None else [None] * avals[1].ndim
-    pairs = list(zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
-    ok = (all(sizes[d] == op.aval.shape[d] or op.spec[d] is None for d in dn.start_index_map)
-          and all(None in (ispec[i], op.spec[o]) or ispec[i] == op.spec[o] for o, i in pairs)
-          and all(e is None for i, e in enumerate(ispec)
-                  if i not in dn.start_indices_batching_dims))
-    if not ok:
-        _err("Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
-             "indexing as out sharding could not be resolved unambiguously (or would require "
-             f"collectives on inputs). Got operand={_shaped(op, avals[0])}, "
-             f"indices={_shaped(ix, avals[1])}")
-    for o, i in pairs:
-        ispec[i] = ispec[i] or op.spec[o]
-    window = iter(d for d in range(op.aval.ndim)
-                  if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims)
-    queries = iter(ispec)
-    return [op.spec[next(window)] if d in dn.offset_dims else next(queries)
-            for d in range(out_aval.ndim)]
-
-
-def _scatter(ts, params, avals):
-    """JAX's scatter rule, with the updates laid out as jnp's `.at[]` lays them out
-    (the operand's layout on whole window dimensions, unsharded elsewhere): the
-    operand unsharded where the updates go in part, the indices unsharded but for
-    batching dimensions; the result has the operand's layout."""
-    op, ix = ts[0], ts[1]
-    if op is None:
-        return None
-    dn = params["dimension_numbers"]
-    oshape, ishape, ushape = (a.shape for a in avals[:3])
-    ispec = list(ix.spec) if ix is not None else [None] * len(ishape)
-    owin = [d for d in range(len(oshape))
-            if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
-    uspec = [None] * len(ushape)
-    for u, o in zip(dn.update_window_dims, owin):
-        if ushape[u] == oshape[o]:
-            uspec[u] = op.spec[o]
-    pairs = list(zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims))
-    ok = (all(op.spec[o] is None or ushape[u] == oshape[o]
-              for u, o in zip(dn.update_window_dims, owin))
-          and all(op.spec[d] is None for d in dn.inserted_window_dims)
-          and all(None in (ispec[i], op.spec[o]) or ispec[i] == op.spec[o] for o, i in pairs)
-          and all(e is None for i, e in enumerate(ispec)
-                  if i not in dn.scatter_indices_batching_dims))
-    if not ok:
-        u = Typed(avals[2], uspec, op.mesh)
-        _err("Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
-             "for the scatter update as out sharding could not be resolved unambiguously (or "
-             f"would require collectives on inputs). Got operand={_shaped(op, avals[0])}, "
-             f"indices={_shaped(ix, avals[1])}, updates={_shaped(u, avals[2])}")
-    out = list(op.spec)
-    for o, i in pairs:
-        out[o] = out[o] or ispec[i]
-    return out
-
-
-_SCATTERS = frozenset({"scatter", "scatter-add", "scatter-mul", "scatter-min",
-                       "scatter-max"})
-
-
 def _rule(prim, ts, params, out_avals, avals=None):
     """The layout of the (first) result of primitive `prim` on typed operands `ts`
     (None: untyped), or None when it is not known. Raises ShardingTypeError."""
@@ -269,11 +201,11 @@ def _rule(prim, ts, params, out_avals, avals=None):
             return list(s.spec._normalized(out_avals[0].ndim))
         return _dot_general(ts, params)
     if name == "gather":
-        return _gather(ts, params, avals, out_avals[0])
-    if name in _SCATTERS:
-        return _scatter(ts, params, avals)
-    if is_elementwise(prim) and all(t is None or not t.aval.ndim or t.aval.shape ==
-                                    out_avals[0].shape for t in ts):
+        return gather_rule(ts, params, avals, out_avals[0])
+    if name in SCATTERS:
+        return scatter_rule(ts, params, avals)
+    if is_elementwise(prim) and all(t is None or not t.aval.ndim or _fits(
+            t.aval.shape, out_avals[0].shape) for t in ts):
         return _broadcasting(name, ts, out_avals[0])
     if first is None:
         return None
@@ -630,10 +562,11 @@ def with_types(closed, leaves, types=None):
     give its variables, for printing (a TypedClosedJaxpr); `closed` itself when no
     argument is typed. Raises JAX's ShardingTypeError, located, where they do not fit."""
     types = [typed(x) for x in leaves] if types is None else types
-    if all(t is None for t in types):
+    env = const_types(closed.jaxpr.constvars, closed.consts)
+    if all(t is None for t in types) and not env:
         return closed
-    env = propagate(closed.jaxpr.eqns, {v: t for v, t in zip(closed.jaxpr.invars, types)
-                                        if t is not None})
+    env = propagate(closed.jaxpr.eqns, {**env, **{v: t for v, t in zip(closed.jaxpr.invars,
+                                                                       types) if t is not None}})
     return TypedClosedJaxpr(closed, {v: t.str_short(True) for v, t in env.items()})
 
 
@@ -686,6 +619,7 @@ def _staged_types(tracers):
     def env_of(b):
         if id(b) not in envs:
             env = {v: t for v, o in b.captures.values() if (t := type_of(o)) is not None}
+            env.update(const_types(*zip(*b.consts.values())) if b.consts else ())
             given = frames.get(id(b), ())
             given = given(b.invars) if callable(given) else given
             if len(given) == len(b.invars):

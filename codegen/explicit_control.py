@@ -24,11 +24,15 @@ from __future__ import annotations
 import contextlib
 import threading
 
+import numpy as np
+
 from astjax import core
 from astjax import sharding_impls as shd
 from astjax.errors import ArgumentValueError, JAXTypeError, LoopCarryError
 from astjax.primitives import vma
 from astjax.primitives.structural import broadcast_in_dim
+from astjax.primitives.untyped_made import is_untyped_made, staging_untyped
+from astjax.primitives.while_loop import eagerly_staged
 from astjax.sharding_impls import PartitionSpec
 
 from . import explicit, sharded
@@ -245,14 +249,59 @@ def mapped_axis(leaves, dims, spmd_axis_name=None, loc=None):
 def broadcast_mapped(x, dim, size, axis):
     """`vmap`'s broadcast of its unbatched result `x` along a new dimension `dim` of
     `size`: laid out over `axis` (`mapped_axis`: (mesh, spec entry)) when `x` is typed on
-    that mesh, as JAX's batching lays it out; else untyped."""
-    t = explicit.types_of([x])[0] if axis is not None else None
+    that mesh (or staged under `set_mesh` of it, its layout unknown: replicated), as JAX's
+    batching lays it out; else untyped -- also that of a constant inside `jit` (JAX's
+    broadcast keeps its operand's mesh: none), which no enclosing `vmap` lays out
+    either (outside `jit` JAX computes it: an array on the mesh)."""
     shape = list(core.get_aval(x).shape)
     shape.insert(dim, size)
     dims = [i for i in range(len(shape)) if i != dim]
+    if not isinstance(x, core.Tracer) and shd.explicit_meshes[0] and not eagerly_staged():
+        with staging_untyped():
+            return broadcast_in_dim(x, tuple(shape), tuple(dims))
+    t = explicit.types_of([x])[0] if axis is not None else None
+    if t is None and axis is not None and isinstance(x, core.Tracer) and (
+            explicit.made_mesh() == axis[0]) and not _constant_in_jax(x):
+        # (under `set_mesh` JAX types every staged value over its mesh: one whose layout
+        # the rules do not know is replicated there, as JAX's broadcast reads it)
+        aval = core.get_aval(x)
+        t = Typed(aval, [None] * aval.ndim, axis[0]) if type(aval) is core.ShapedArray \
+            else None
     if t is None or t.mesh != axis[0]:
         return broadcast_in_dim(x, tuple(shape), tuple(dims))
     spec = list(t.spec)
     spec.insert(dim, axis[1])
     return broadcast_in_dim(x, tuple(shape), tuple(dims), out_sharding=shd.NamedSharding(
         t.mesh, PartitionSpec(*spec, unreduced=t.unreduced, reduced=t.reduced)))
+
+
+def _constant_in_jax(x) -> bool:
+    """Whether staged `x` is typed over no mesh in JAX: made untyped from no operand
+    (`primitives/untyped_made.py`: e.g. a `vmap`'s broadcast of a constant), or a loop's
+    carry the body passes on unchanged from a constant initial value (a literal, a host
+    array): JAX's `scan` / `while_loop` return that initial value itself there."""
+    eqn = x.builder.producer.get(x.var)
+    name = eqn.primitive.name if eqn is not None else None
+    if eqn is not None and is_untyped_made(eqn) and not any(
+            isinstance(a, core.Var) for a in eqn.invars):
+        return True
+    if name not in ("scan", "while"):
+        return False
+    k, p = eqn.outvars.index(x.var), eqn.params
+    if name == "scan":
+        if k >= p["num_carry"]:
+            return False
+        skip = first = p["num_consts"]
+        body = p["jaxpr"]
+    else:
+        skip, first, body = p["body_nconsts"], p["cond_nconsts"] + p["body_nconsts"], \
+            p["body_jaxpr"]
+        cond = getattr(p["cond_jaxpr"], "jaxpr", p["cond_jaxpr"])
+        read = {a for e in cond.eqns for a in e.invars} | set(cond.outvars)
+        if cond.invars[p["cond_nconsts"] + k] in read:
+            return False        # (JAX moves out only a carry its condition does not read)
+    body = getattr(body, "jaxpr", body)
+    init = eqn.invars[first + k]
+    return body.outvars[k] is body.invars[skip + k] and (isinstance(init, core.Literal) or any(
+        v is init and isinstance(c, (np.ndarray, np.generic))
+        for v, c in x.builder.consts.values()))

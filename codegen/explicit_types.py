@@ -15,7 +15,8 @@ from astjax.primitives.spmd import ShardingAssertionError
 from . import sharded
 
 __all__ = ["Typed", "is_explicit", "all_explicit", "typed_sharding", "typed", "made_mesh",
-           "typed_abstract", "assert_layout", "OneDeviceTyped", "keep_type", "explicit_part"]
+           "typed_abstract", "assert_layout", "OneDeviceTyped", "keep_type", "explicit_part",
+           "const_types"]
 
 
 class Typed:
@@ -134,6 +135,13 @@ def typed(x):
     if type(x) is not sharded.GlobalArray:
         return None
     return typed_sharding(x._sharding, core.get_aval(x))
+
+
+def const_types(constvars, consts):
+    """Var -> Typed of each of `constvars` whose value in `consts` is an array laid out
+    over an Explicit mesh: a program's closed-over arrays are typed as JAX types them
+    (as its arguments are)."""
+    return {v: t for v, c in zip(constvars, consts) if (t := typed(c)) is not None}
 
 
 class OneDeviceTyped(sharded.runtime.CommittedArray):

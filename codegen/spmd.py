@@ -561,8 +561,7 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     # (JAX types an argument as it is -- a ShapeDtypeStruct's layout, an array's, a host
     # value replicated over `set_mesh`'s mesh --, never by in_shardings, which lay it out)
     own = list(leaf_layouts) if leaf_layouts is not None else [None] * len(leaves)
-    outs, env = _typed_results(closed.jaxpr, own, leaves, outs, loc,
-                               None if staged is None else staged.jaxpr)
+    outs, env = _typed_results(closed, own, leaves, outs, loc, staged)
     closed = constrain_unreduced(constrain_typed(closed, env) if shardy() else closed, env)
     try:
         entry = SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc,
@@ -581,24 +580,27 @@ def _long_type(aval):
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
+def _typed_results(closed, ins, leaves, outs, loc, staged=None):
     """Sharding in types (`codegen/explicit.py`), the arguments typed as the leaves
-    (`ins`: a layout each abstract one names, else None): JAX's ShardingTypeError,
+    (`ins`: a layout each abstract one names, else None), the closed-over arrays as
+    they are laid out: JAX's ShardingTypeError,
     located at the operation, for incompatible Explicit layouts -- also in the dead code of the
     program as `staged` (whose forward equations type the cotangents of a gradient
     whose primal result is dropped); a result whose type has a layout (and no
     out_shardings entry) is laid out by it, as JAX lays it out."""
-    def arguments(invars):
-        return {v: t for v, s, x in zip(invars, ins, leaves) if (t := (
-            explicit.typed_sharding(s, v.aval) if s is not None else explicit.typed(x)
-            or explicit.typed_abstract(None, v.aval)))
-            is not None}
-    env = arguments(jaxpr.invars)
-    if not env:
+    def arguments(program):
+        return {**explicit.const_types(program.jaxpr.constvars, program.consts), **{
+            v: t for v, s, x in zip(program.jaxpr.invars, ins, leaves) if (t := (
+                explicit.typed_sharding(s, v.aval) if s is not None else explicit.typed(x)
+                or explicit.typed_abstract(None, v.aval))) is not None}}
+    jaxpr = closed.jaxpr
+    env = arguments(closed)
+    dead = staged is not None and staged.jaxpr is not jaxpr
+    given = arguments(staged) if dead else {}   # (closed-over arrays only the dead code reads)
+    if not env and not given:
         return outs, env
     try:
-        before = (explicit.propagate(staged.eqns, arguments(staged.invars))
-                  if staged is not None and staged is not jaxpr else {})
+        before = explicit.propagate(staged.jaxpr.eqns, given) if dead else {}
         explicit.propagate(jaxpr.eqns, env)
     except shd.ShardingTypeError as e:
         if e.loc is None:

@@ -24,9 +24,6 @@ EXPECTED = json.loads(rec.PATH.read_text())
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-_CARRY = ("JAX types an unbatched result that vmap broadcasts along the batch axis (a "
-          "scan's carry, f32[2@x]) with the layout of the batched arguments' axis; astjax's "
-          "broadcast is typed from its operand alone (f32[2], replicated)")
 _STRUCTURE = {
     "grad_scan_body": "astjax's partial evaluation keeps the made matrix in the forward "
                       "scan's body and stacks it as a residual (f32[4,2,3]); JAX hoists it "
@@ -36,7 +33,6 @@ _STRUCTURE = {
                       "JAX's batched branches are typed",
     "vmap_grad": "JAX's batched transpose of the reduction keeps f32[1,3] / f32[3] "
                  "intermediates astjax's batching does not make",
-    "vmap_scan_carry": _CARRY,
 }
 
 
@@ -47,13 +43,12 @@ def results():
         return {name: rec.run_case(jax, jnp, name) for name in EXPECTED}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_CARRY))
-    if n == "vmap_scan_carry" else n for n in sorted(EXPECTED)])
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_results_as_jax(results, name):
     """The results' types and values are JAX's."""
     control.assert_as_recorded(jax, dict(results[name], inner=[]), dict(EXPECTED[name],
                                                                         inner=[]))
+    assert results[name].get("eager_out") == EXPECTED[name].get("eager_out")
 
 
 @pytest.mark.parametrize("name", [

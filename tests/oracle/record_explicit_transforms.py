@@ -4,7 +4,8 @@ an inner `jit` (inlined, differentiated, batched), `scan` / `cond` bodies and th
 derivatives and batchings, `checkpoint`. Each program contracts an argument laid out
 over the mesh with a made matrix, so the contraction's type names the mesh only
 when the made value is typed (replicated) as JAX types it. Per program: the types
-`make_jaxpr` prints (the set of them), the results' types and values; or JAX's error.
+`make_jaxpr` prints (the set of them), the results' types and values (for `EAGER`
+ones also outside `jit`); or JAX's error.
 Run on JAX 0.10.2 with 4 CPU devices
 (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_explicit_transforms.py`) to write explicit_transforms.json; run on
@@ -60,6 +61,18 @@ def programs(jax, jnp):
         "vmap_scan_body": (lambda a: jax.vmap(lambda m: lax.scan(
             lambda c, r: (c, r @ made()), 0.0, m))(a.reshape(2, 2, 2)), ("x",)),
         "vmap_scan_carry": (lambda a: jax.vmap(scan_dot)(a.reshape(2, 2, 2)), ("x",)),
+        # (a carry passed on unchanged from a constant is that constant: typed over no mesh)
+        "vmap_while_carry": (lambda a: jax.vmap(lambda r: (lax.while_loop(
+            lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1], c[2] * 2.0), (0, 1.5, 1.0)),
+            r @ made()))(a), ("x",)),
+        "vmap_scan_host_init": (lambda a: jax.vmap(lambda r: (lax.scan(
+            lambda c, x: (c, x), np.ones(2, np.float32), r)[0], r @ made()))(a), ("x",)),
+        # (a constant a vmap broadcasts is typed over no mesh inside jit; outside jit JAX
+        # computes it on the mesh, which the outer vmap lays out)
+        "vmap_vmap_constant": (lambda a: jax.vmap(jax.vmap(lambda e: (e * 2.0, 1.0)))(a),
+                               ("x",)),
+        "vmap_fori_carry": (lambda a: jax.vmap(lambda r: (lax.fori_loop(
+            0, 2, lambda i, c: c * 2.0, 1.0), r @ made()))(a), ("x",)),
         "cond_body": (cond_dot, ("x",)),
         "jvp_cond_body": (lambda a: jax.jvp(cond_dot, (a,), (a,)), ("x",)),
         "grad_cond_body": (lambda a: jax.grad(lambda v: jnp.sin(cond_dot(v)).sum())(a),
@@ -72,6 +85,10 @@ def programs(jax, jnp):
         "checkpoint": (lambda a: jax.grad(lambda v: jnp.sin(jax.checkpoint(dot)(v)).sum())(
             a), ("x",)),
     }
+
+
+#: the programs also run outside `jit` (their results' types recorded as "eager_out")
+EAGER = ("vmap_scan_carry", "vmap_scan_body", "vmap_vmap_constant", "vmap_while_carry")
 
 
 def run_case(jax, jnp, name):
@@ -87,8 +104,10 @@ def run_case(jax, jnp, name):
             outs = jax.tree_util.tree_leaves(jax.jit(fn)(*args))
         except Exception as e:  # noqa: BLE001 -- the error is what is recorded
             return control._error(e)
+        eager = jax.tree_util.tree_leaves(fn(*args)) if name in EAGER else None
     return {"types": sorted(set(_TYPE.findall(text))),
             "out": [str(jax.typeof(r)) for r in outs],
+            **({"eager_out": [str(jax.typeof(r)) for r in eager]} if eager else {}),
             "value": [np.asarray(r, np.float64).tolist() for r in outs]}
 
 
