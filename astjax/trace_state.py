@@ -40,10 +40,9 @@ def _evaluating(eval_only):
 
 
 def ensure_compile_time_eval():
-    """A context manager: inside, an operation whose operands are all known (not staged)
-    values runs now and returns a concrete array even while a function is being
-    staged (`jit`), so its result can steer Python control flow; operations on staged
-    values are staged as usual."""
+    """Inside, an operation whose operands are all known (not staged) values runs now
+    and returns a concrete array even while a function is being staged; operations
+    on staged values are staged as usual."""
     return _evaluating(_state.eval_only)
 
 
