@@ -1,5 +1,5 @@
-"""`vmap` of a `custom_vjp` function whose outputs do not all depend on the batch: each
-output is mapped as its dependence says, as JAX's batching of `custom_vjp_call` decides
+"""`vmap` of a `custom_vjp` (or `custom_jvp`) function whose outputs do not all depend
+on the batch: each output is mapped as its dependence says, as JAX's batching decides
 it -- a hijax Variable the function closes over and writes an unbatched value stays
 unbatched, an output from unmapped operands takes `out_axes=None`, and bwd sees an
 unmapped output's one cotangent in every example. Expected values are real JAX
@@ -107,3 +107,52 @@ def test_a_fwd_output_batched_where_the_functions_is_not_is_a_located_error():
     fn = jax.extend.core.jaxpr_as_fun(staged)
     with pytest.raises(TypeError, match="fwd under vmap"):   # (JAX: a TypeError)
         jax.grad(lambda x, y: fn(x, y)[0].sum(), (0, 1))(jnp.arange(3.0), 1.5)
+
+
+# ------------------------------------------------------------------ custom_jvp
+# (the same decision: an output of unmapped operands is unmapped, primal and tangent)
+
+
+def _two_jvp(tangent_uses_x):
+    @jax.custom_jvp
+    def f(x, y):
+        return x * y, y * 2.0
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        t2 = 2.0 * ty + x * tx if tangent_uses_x else 2.0 * ty
+        return f(x, y), (tx * y + x * ty, t2)
+
+    return f
+
+
+def test_custom_jvp_output_of_unmapped_operands_under_jvp_and_grad():
+    x, y = jnp.arange(3.0), jnp.float32(1.5)
+    g = jax.vmap(_two_jvp(False), (0, None), (0, None))
+    assert _lists(g(x, y)) == ([0.0, 1.5, 3.0], 3.0)
+    out = jax.jvp(g, (x, y), (jnp.ones(3), jnp.float32(1.0)))
+    assert _lists(out) == (([0.0, 1.5, 3.0], 3.0), ([1.5, 2.5, 3.5], 2.0))
+    grad = jax.grad(lambda x, y: g(x, y)[1] + g(x, y)[0].sum(), (0, 1))(x, y)
+    assert _lists(grad) == ([1.5] * 3, 5.0)
+    g0 = jax.vmap(_two_jvp(False), (0, None))
+    grad = jax.grad(lambda x, y: (g0(x, y)[1] * x).sum(), (0, 1))(x, y)
+    assert _lists(grad) == ([3.0] * 3, 6.0)
+    c = Cell._new(jnp.float32(1.0))
+
+    @jax.custom_jvp
+    def h(x):
+        cell_set(c, cell_get(c) + 1.0)
+        return x * x
+
+    h.defjvp(lambda p, t: (h(*p), 2 * p[0] * t[0]))
+    assert (_lists(jax.vmap(h)(jnp.arange(3.0))), _val(c)) == ([0.0, 1.0, 4.0],
+                                                               ("float32", 2.0))
+
+
+def test_a_custom_jvp_tangent_batched_where_the_output_is_not_is_a_located_error():
+    # (JAX: [0, 1, 2] for x here, a ValueError or TypeError elsewhere; astjax took the
+    # tangent of the first example: x's gradient was [0, 0, 0])
+    g0 = jax.vmap(_two_jvp(True), (0, None))
+    with pytest.raises(TypeError, match="custom_jvp's rule under vmap"):
+        jax.grad(lambda x, y: g0(x, y)[1].sum(), (0, 1))(jnp.arange(3.0), jnp.float32(1.5))
