@@ -46,6 +46,7 @@ from .config import config, jit_call_hook
 from .errors import ArgumentValueError, caller_location
 from .precision_config import DotAlgorithmPreset
 from .primitives.cond import clear_eager_stagings
+from .trace_state import ensure_compile_time_eval  # noqa: F401  (jax.ensure_compile_time_eval)
 from .tree_util import tree_leaves
 
 __all__ = ["State", "disable_jit", "ensure_compile_time_eval", "clear_caches",
@@ -126,19 +127,6 @@ def disable_jit(disable=True):
     """A context manager: inside, `jit` runs functions op by op (JAX's
     `jax.disable_jit`); also `config.update('jax_disable_jit', True)`."""
     return State("jax_disable_jit", bool)(disable)
-
-
-@contextlib.contextmanager
-def ensure_compile_time_eval():
-    """Inside, an operation whose operands are all known (not staged) values runs now
-    and returns a concrete array even while a function is being staged; operations
-    on staged values are staged as usual."""
-    old = core._state.compile_time_eval
-    core._state.compile_time_eval = True
-    try:
-        yield
-    finally:
-        core._state.compile_time_eval = old
 
 
 def clear_caches():

@@ -7,7 +7,7 @@
 - `Builder` stages equations; `Tracer` is a staged value inside a builder. The front
   end runs converted user code with Tracers as arguments, and transforms run their
   rules the same way, so every IR construction goes through `bind`.
-- `eval_jaxpr` is the NumPy reference interpreter.
+- `eval_reference` is the NumPy reference interpreter (`eval_jaxpr`: JAX's, by `bind`).
 - Tracer operators and NumPy-protocol dispatch are installed by the numpy layer
   (`astjax/numpy/array_methods.py`); core never imports it.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 import abc
 import functools
 import weakref
-import threading
 from contextlib import contextmanager
 from typing import Any, Callable
 
@@ -30,6 +29,8 @@ from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAX
                      TracerBoolConversionError, TracerIntegerConversionError, user_location)
 from .shape_poly import canonical_dim
 from .shape_poly_expr import max_dim, min_dim  # noqa: F401  (JAX's jax.core names)
+from .trace_state import (ParamDict, Trace, Value, _state, ensure_compile_time_eval,  # noqa: F401
+                          eval_context)   # (JAX's jax.core names; `_state`: what is current)
 from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
                  Literal, ShapedArray, TokenAval, Var, abstract_token, all_eqns, check_jaxpr,
                  map_sub_jaxprs, sub_jaxprs)
@@ -516,19 +517,6 @@ class Builder:
         return Jaxpr(constvars, self.invars, outvars, self.eqns), consts
 
 
-class _State(threading.local):
-    def __init__(self):
-        self.builders: list[Builder] = []
-        self.axis_frames: list = []
-        # inside `ensure_compile_time_eval`: operations on known values run now
-        self.compile_time_eval = False
-        # libraries' `Trace`s made current, innermost last (None: astjax's own again)
-        self.user_traces: list = []
-
-
-_state = _State()
-
-
 def current_builder() -> Builder | None:
     return _state.builders[-1] if _state.builders else None
 
@@ -636,8 +624,12 @@ def bind(prim: Primitive, /, *args, **params):
         return traces[-1].process_primitive(prim, list(args), params)
     b = current_builder()
     if b is not None:
-        if _state.compile_time_eval and not any(isinstance(a, Tracer) for a in args):
-            return eager_backend(prim, args, params)  # jax.ensure_compile_time_eval
+        if _state.compile_time_eval:   # jax.ensure_compile_time_eval, jax.core.eval_context
+            if not any(isinstance(a, Tracer) for a in args):
+                return eager_backend(prim, args, params)
+            if _state.eval_only == len(_state.builders):
+                raise EscapedTracerError(f"a staged value was used by {prim.name} inside "
+                                         f"jax.core.eval_context, which evaluates now")
         if operand_hook[0] is not None and len(args) > 1:
             args = operand_hook[0](prim, args)
         return b.add_eqn(prim, args, params)
@@ -760,7 +752,7 @@ def join_consts(jaxprs_consts):
 # ---------------------------------------------------------------------- evaluation
 
 
-def eval_jaxpr(jaxpr: Jaxpr, consts, *args, interpret_eqn=None):
+def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None):
     """Evaluate `jaxpr`; by default with the NumPy reference rules (impl)."""
     env: dict[Var, Any] = {}
 
@@ -784,13 +776,21 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args, interpret_eqn=None):
 
 
 def eval_closed(cj: ClosedJaxpr, *args):
-    return eval_jaxpr(cj.jaxpr, cj.consts, *args)
+    return eval_reference(cj.jaxpr, cj.consts, *args)
 
 
 def inline_jaxpr(jaxpr: Jaxpr, consts, args):
     """Re-stage `jaxpr` into the current builder (used by transforms)."""
-    return eval_jaxpr(jaxpr, consts, *args,
-                      interpret_eqn=lambda e, ins: _rebind(e, ins))
+    return eval_reference(jaxpr, consts, *args, interpret_eqn=_rebind)
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):
+    """JAX's `jax.core.eval_jaxpr`: `jaxpr` applied to `args` by binding its equations
+    (so it stages again under a transformation); `eval_reference` is the NumPy one."""
+    if propagate_source_info:
+        return inline_jaxpr(jaxpr, consts, args)
+    return eval_reference(jaxpr, consts, *args,
+                          interpret_eqn=lambda e, ins: bind(e.primitive, *ins, **e.params))
 
 
 def _rebind(eqn, ins):

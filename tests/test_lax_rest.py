@@ -99,7 +99,7 @@ def _dilated(x):   # lax.add from a non-identity: the general primitive, as in J
 def _reference(f, *args):
     """The NumPy reference interpreter on the staged program."""
     closed = astjax.make_jaxpr(f)(*args)
-    return astjax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    return astjax.core.eval_reference(closed.jaxpr, closed.consts, *args)
 
 
 @pytest.mark.parametrize("f, args, want", [

@@ -222,7 +222,7 @@ def _origin(jaxpr, var):
 def _eval(jaxpr, consts, args):
     """Stage `jaxpr` on `consts` and `args` (values, or `Cell`s for references) into
     the current builder, discharging its references; -> its outputs."""
-    outs = core.eval_jaxpr(jaxpr, consts, *args, interpret_eqn=_interpret)
+    outs = core.eval_reference(jaxpr, consts, *args, interpret_eqn=_interpret)
     return _weak_literals(jaxpr.outvars, outs)
 
 

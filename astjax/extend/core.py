@@ -18,6 +18,7 @@ from ..ir import TokenAval as AbstractToken  # noqa: F401
 from ..primitives.ffi_call import Token  # noqa: F401
 from ..interpreters.mlir import lower_fun
 from ..pyast import call
+from ..trace_state import Trace  # noqa: F401  (jax.extend.core.Trace)
 from . import core_primitives as primitives  # noqa: F401  (jax.extend.core.primitives)
 
 __all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
@@ -229,26 +230,6 @@ class TraceTag:
     """An identity token of one transformation (JAX's `TraceTag`): equal only to
     itself."""
     __slots__ = ("__weakref__",)
-
-
-class Trace:
-    """JAX's base class of tracing interpreters, which libraries subclass (haiku's
-    `experimental.to_dot`). Made current by `set_current_trace`, a subclass's
-    `process_primitive(primitive, tracers, params)` receives every primitive
-    application (`bind`) inside the block -- the values are its own tracers
-    (`jax.core.Tracer(trace, aval)` subclasses) or plain ones -- and re-binds on its
-    parent with `primitive.bind_with_trace(parent, vals, avals, params)`. A body astjax
-    stages meanwhile (a `lax.scan`'s, a `custom_jvp`'s, ...) is staged by astjax; the
-    trace's tracers it closes over become operands of the one equation, which the
-    trace then receives, as JAX lifts them."""
-    alive = True   # (its tracers are captured by inner builders as outer values)
-
-    def __init__(self):
-        pass
-
-    def process_primitive(self, primitive, tracers, params):
-        """Interpret one primitive application (for subclasses)."""
-        raise NotImplementedError(f"{type(self).__name__} must define process_primitive")
 
 
 def find_top_trace(xs):

@@ -70,7 +70,7 @@ def _composite_transpose(cts, *args, name, **params):
 
 
 register(composite_p,
-         impl=lambda *args, jaxpr, **params: core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args),
+         impl=lambda *args, jaxpr, **params: core.eval_reference(jaxpr.jaxpr, jaxpr.consts, *args),
          abstract_eval=lambda *avals, jaxpr, **params: [v.aval for v in jaxpr.jaxpr.outvars],
          lowering=_composite_lowering, jvp=_composite_jvp, transpose=_composite_transpose)
 mark_unsupported(composite_p, "batch", "JAX has no batching rule for composite either: "

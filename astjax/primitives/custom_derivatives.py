@@ -29,7 +29,7 @@ from ..pyast import lax_call
 from ..util import WrappedFun
 from .reductions import reduce_sum
 from .base import (call_rules, call_source, defvectorized, inline_call_jvp, instantiate,
-                   lax_ops, mark_unsupported, matchaxis, register, unmapped_aval)
+                   mark_unsupported, matchaxis, register, unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
            "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
@@ -122,16 +122,20 @@ class _Vmapped:
     where they do not depend on the batch, and recorded in `res_batched` by their types
     (its bwd's `in_batched`: looked up by its first list's types); a single list's entry that `out_batched` marks False is unbatched,
     summed over the batch if it depends on it. As JAX's custom_vjp under vmap: a bwd
-    returning a residual for an unbatched argument gives it once (flax's fp8 histories)."""
+    returning a residual for an unbatched argument gives it once (flax's fp8 histories).
+    A rule named by `exact` (a custom_vjp's fwd, a custom_jvp's rule) returns its
+    outputs mapped as the call's are (`out_batched`: an unmapped one is the same in
+    every example; a batched one there is a located error, not summed), and a bwd
+    takes their cotangents so (`ct_batched`, after the residuals)."""
     __slots__ = ("fn", "size", "name", "single", "batch_jaxpr", "in_batched", "out_batched",
-                 "res_batched")
+                 "res_batched", "ct_batched", "exact")
 
     def __init__(self, fn, size, name, batch_jaxpr, single=False, in_batched=(),
-                 out_batched=None, res_batched=None):
+                 out_batched=None, res_batched=None, ct_batched=(), exact=None):
         self.fn, self.size, self.name, self.single = fn, size, name, single
         self.batch_jaxpr = batch_jaxpr
         self.in_batched, self.out_batched = in_batched, out_batched
-        self.res_batched = res_batched
+        self.res_batched, self.ct_batched, self.exact = res_batched, ct_batched, exact
 
     def __repr__(self):
         return f"vmap({self.fn!r})"
@@ -141,7 +145,8 @@ class _Vmapped:
         flat = [x for lst in lists for x in lst]
         in_b = self.in_batched
         if isinstance(in_b, dict):   # (a bwd: which residuals its fwd gave unbatched)
-            in_b = in_b.get(_types(lists[0]), ())
+            res_b = list(in_b.get(_types(lists[0]), ()))
+            in_b = res_b + [True] * (lens[0] - len(res_b)) + list(self.ct_batched)
         in_b = list(in_b)[:len(flat)]
         in_b += [True] * (len(flat) - len(in_b))
         avals = [unmapped_aval(core.get_aval(x), 0) if b else core.get_aval(x)
@@ -167,6 +172,13 @@ class _Vmapped:
         want = [("k" if self.res_batched is not None and i == 1 else
                  "b" if self.out_batched is None or self.out_batched[j] else "u")
                 for i, g in enumerate(struct[0]) for j, none in enumerate(g) if not none]
+        if self.exact and any(w == "u" and d is not None for d, w in zip(dims, want)):
+            raise ArgumentTypeError(   # (JAX: a TypeError of its broadcast_in_dim)
+                f"{self.exact} under vmap returns a value that depends on the mapped axis "
+                f"where the function's own output does not",
+                hint="an output computed from unmapped operands only takes its tangent "
+                     "(fwd: its value) from them only, e.g. fwd returning `f(x), res`",
+                loc=core.current_source_info())
         outs = [matchaxis(o, d, 0, self.size) if w == "b" or (w == "k" and d is not None)
                 else reduce_sum(o, (d,)) if d is not None else o
                 for o, d, w in zip(outs, dims, want)]
@@ -275,25 +287,23 @@ def _custom_jvp_jvp(tx, primals, tangents, *, call_jaxpr, jvp, num_consts,
 
 
 def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
-    """The operands (consts too) move to batch dim 0 and every output of the equation
-    is mapped at 0, so that the user's rule, written for one example, is applied through
-    `_Vmapped`: it sees per-example shapes (`x.shape[0]` is the example's size). An
-    output computed from unmapped operands only is then unmapped, as in JAX (one slice
-    of the equal slices: a hijax Variable's state the function writes stays unbatched)."""
+    """The mapped operands move to batch dim 0 and the user's rule, written for one
+    example, is applied through `_Vmapped`: it sees per-example shapes (`x.shape[0]` is
+    the example's size). Each output is mapped as its dependence on the batch says, as
+    in JAX (a hijax Variable's state the function writes an unbatched value stays
+    unbatched); the rule's tangent of an unmapped one must be unmapped too."""
     frame = core.axis_frame()
-    mapped = tx.mapped_outputs(call_jaxpr, list(dims), frame.size, frame.name)
-    args = [matchaxis(x, d, 0, frame.size) for x, d in zip(args, dims)]
-    body, extra, _ = tx.batch_subjaxpr(call_jaxpr, [0] * len(args), frame.size, frame.name,
-                                       force_out=[True] * len(call_jaxpr.out_avals))
+    in_b = [d is not None for d in dims]
+    args = [matchaxis(x, d, 0, frame.size) if b else x for x, d, b in zip(args, dims, in_b)]
+    body, extra, out_b = tx.batch_subjaxpr(call_jaxpr, [0 if b else None for b in in_b],
+                                           frame.size, frame.name)
     outs = bind(custom_jvp_call_p, *extra, *args, call_jaxpr=body,
-                jvp=_DropConsts(_Vmapped(jvp, frame.size, frame.name, tx.batch_jaxpr),
+                jvp=_DropConsts(_Vmapped(jvp, frame.size, frame.name, tx.batch_jaxpr,
+                                         in_batched=in_b + in_b[num_consts:],
+                                         out_batched=out_b, exact="a custom_jvp's rule"),
                                 len(extra)),
                 num_consts=num_consts + len(extra), **params)
-    if all(mapped):
-        return outs, [0] * len(outs)
-    take = lax_ops().index_in_dim
-    return ([x if m else take(x, 0, 0, keepdims=False) for x, m in zip(outs, mapped)],
-            [0 if m else None for m in mapped])
+    return outs, [0 if b else None for b in out_b]
 
 
 register(custom_jvp_call_p, **call_rules("call_jaxpr"), jvp=_custom_jvp_jvp, batch=_custom_jvp_batch,
@@ -317,25 +327,28 @@ def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, 
 
 
 def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **params):
-    """As `_custom_jvp_batch`, with the user's fwd and bwd applied through `_Vmapped`;
-    every output stays mapped (JAX's bwd sees an unmapped output's cotangent in every
-    example: one slice would give it to one)."""
+    """As `_custom_jvp_batch`, with the user's fwd and bwd applied through `_Vmapped`.
+    Each output is mapped as its dependence on the batch says (JAX's): an unmapped one
+    -- a hijax Variable's state the function writes an unbatched value -- stays so, and
+    bwd sees its one cotangent in every example."""
     frame = core.axis_frame()
     # unbatched arguments stay so (JAX's): bwd's cotangent of one is summed over the
     # batch only if it depends on it (a bwd returning a residual: flax's fp8 histories)
     in_b = [d is not None for d in dims]
     res_b: dict = {}   # which residuals fwd gives batched: set by its calls, read by bwd's
     args = [matchaxis(x, d, 0, frame.size) if b else x for x, d, b in zip(args, dims, in_b)]
-    body, consts, _ = tx.batch_subjaxpr(call_jaxpr, [0 if b else None for b in in_b],
-                                        frame.size, frame.name,
-                                        force_out=[True] * len(call_jaxpr.out_avals))
+    body, consts, out_b = tx.batch_subjaxpr(call_jaxpr, [0 if b else None for b in in_b],
+                                            frame.size, frame.name)
     outs = bind(custom_vjp_call_p, *consts, *args, call_jaxpr=body,
                 fwd=_DropConsts(_Vmapped(fwd, frame.size, frame.name, tx.batch_jaxpr,
-                                         in_batched=in_b, res_batched=res_b), len(consts)),
+                                         in_batched=in_b, out_batched=out_b,
+                                         res_batched=res_b, exact="a custom_vjp's fwd"),
+                                len(consts)),
                 bwd=_Vmapped(bwd, frame.size, frame.name, tx.batch_jaxpr, single=True,
-                             in_batched=res_b, out_batched=in_b[num_consts:]),
+                             in_batched=res_b, ct_batched=out_b,
+                             out_batched=in_b[num_consts:]),
                 num_consts=num_consts + len(consts), **params)
-    return outs, [0] * len(outs)
+    return outs, [0 if b else None for b in out_b]
 
 
 register(custom_vjp_call_p, **call_rules("call_jaxpr"), jvp=_custom_vjp_jvp, batch=_custom_vjp_batch,

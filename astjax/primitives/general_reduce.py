@@ -68,7 +68,7 @@ def _reduce_impl(*args, jaxpr, dimensions):
                 full[d] = i
             for d, i in zip(dimensions, red):
                 full[d] = i
-            acc = core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *acc,
+            acc = core.eval_reference(jaxpr.jaxpr, jaxpr.consts, *acc,
                                   *[o[tuple(full)] for o in ops])
             acc = [np.asarray(a, o.dtype) for a, o in zip(acc, ops)]
         for out, a in zip(outs, acc):

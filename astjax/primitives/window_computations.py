@@ -53,7 +53,7 @@ def _scalar_jaxpr(fn, tree, avals, what):
 
 def _run(jaxpr, consts, args):
     """The scalar computation on NumPy scalars (the NumPy references below)."""
-    return core.eval_jaxpr(jaxpr, list(consts), *args)
+    return core.eval_reference(jaxpr, list(consts), *args)
 
 
 # ---- reduce_window: n operands, n initial values, a reducer jaxpr ----------------------

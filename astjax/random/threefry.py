@@ -35,9 +35,10 @@ def _u32(v):
 
 def threefry2x32(k1, k2, x1, x2):
     """The threefry2x32 block function on uint32 arrays (keys broadcast); rolled into a
-    loop when staged on CPU (`_rolled_loops`)."""
-    return _hash.threefry2x32(k1, k2, x1, x2,
-                              rolled=core.current_builder() is not None and _rolled_loops())
+    loop when staged on CPU (`_rolled_loops`) -- not where operations on known values run
+    now (`ensure_compile_time_eval`: the loop's staged constants would stage it)."""
+    staged = core.current_builder() is not None and not core._state.compile_time_eval
+    return _hash.threefry2x32(k1, k2, x1, x2, rolled=staged and _rolled_loops())
 
 
 def _rolled_loops():

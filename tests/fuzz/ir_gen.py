@@ -1,6 +1,6 @@
 """The IR-level fuzzer (issue 12, item 1): random well-typed jaxprs through every
 transform, each result checked by `check_jaxpr` and by the reference interpreter
-(`core.eval_jaxpr`, the primitives' NumPy rules), in float64.
+(`core.eval_reference`, the primitives' NumPy rules), in float64.
 
 A program is a list of lax operations over a pool of values (the inputs first), with
 shapes drawn so that every operation is well typed; its outputs are one or two values
@@ -199,7 +199,7 @@ class Program:
 # ------------------------------------------------------------------ the checks
 
 def _ref(cj, args):
-    return [np.asarray(o) for o in core.eval_jaxpr(cj.jaxpr, cj.consts, *args)]
+    return [np.asarray(o) for o in core.eval_reference(cj.jaxpr, cj.consts, *args)]
 
 
 def _close(a, b, tol=1e-7):
@@ -300,7 +300,7 @@ def check_dce(p, cj, xs, rng):
         used[0] = True
     jaxpr, used_in = dce.dce_jaxpr(cj.jaxpr, used)
     check_jaxpr(jaxpr)
-    got = [np.asarray(o) for o in core.eval_jaxpr(jaxpr, cj.consts, *xs)]
+    got = [np.asarray(o) for o in core.eval_reference(jaxpr, cj.consts, *xs)]
     want = [o for o, u in zip(_ref(cj, xs), used) if u]
     assert all(_close(a, b) for a, b in zip(got, want)), "dce changed the used outputs"
 

@@ -248,7 +248,7 @@ class ErrorInterpreter:
         def interpret(eqn, ins):
             outs, holder[0] = self.eqn(eqn, ins, holder[0])
             return outs
-        outs = core.eval_jaxpr(jaxpr, consts, *args, interpret_eqn=interpret)
+        outs = core.eval_reference(jaxpr, consts, *args, interpret_eqn=interpret)
         return outs, holder[0]
 
     def eqn(self, eqn, ins, state):
