@@ -507,6 +507,8 @@ def astype(x, dtype, /, *, copy=False, device=None):
     Returns: Array of dtype `dtype` (canonicalized: 64-bit types need x64).
     Vs NumPy: complex to real or integer keeps the real part with JAX's
     DeprecationWarning (NumPy: a ComplexWarning); complex to bool is `x != 0`."""
+    if dtypes.is_user_extended(dtype) or dtypes.is_user_extended(getattr(x, "dtype", None)):
+        return lax.convert_element_type(x, dtype)   # to / from its representation dtype
     if _is_key_array(x) or isinstance(dtype, dtypes.ExtendedDType):
         return _key_astype(x, dtype, copy)
     x = asarray_operand(x)

@@ -354,6 +354,9 @@ def tangent_aval(x):
 
 
 def zeros_like_aval(aval):
+    if getattr(aval, "edtype", None) is not None:   # a user extended dtype's: its `zero`
+        from .edtypes import edtype_zeros
+        return edtype_zeros(aval)
     from .structural import broadcast, convert_element_type
     v = convert_element_type(np.zeros((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
     return broadcast(v, aval.shape) if aval.shape else v
@@ -370,6 +373,10 @@ def add_tangents(a, b):
         return b
     if isinstance(b, core.Zero):
         return a
+    edtype = getattr(core.get_aval(a), "edtype", None)
+    if edtype is not None:   # a user extended dtype's cotangents: added by its rule
+        from .edtypes import edtype_add
+        return edtype_add(edtype, a, b)
     from .elementwise import add_any_p
     return core.bind(add_any_p, a, b)
 

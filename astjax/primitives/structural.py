@@ -18,6 +18,7 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeEr
                       ShapeValueError, caller_location)
 from ..pyast import attr, call, dtype_expr, lax_call, pyconst, scalar_py
 from . import elementwise as ew
+from .edtypes import convert_extended
 from .base import (check_shape, deflinear, defno_operands, defvectorized, is_zero, match_scalars,
                    matchaxis, moveaxis, nondiff, normalize_axes, register, shift_axis, shown_params,
                    weak_const)
@@ -142,6 +143,8 @@ defvectorized(convert_element_type_p)
 def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_cast=True):
     """`lax.convert_element_type`: x as `new_dtype` (a constant scalar converts now);
     complex to real keeps the real part, as JAX's (`dtypes.complex_to_real`)."""
+    if dtypes.is_user_extended(new_dtype) or dtypes.is_user_extended(getattr(x, "dtype", None)):
+        return convert_extended(x, new_dtype, weak_type)
     new_dtype = dtypes.canonicalize(new_dtype)
     a = _aval(x)
     if a.dtype == new_dtype and a.weak_type == weak_type and isinstance(x, core.Tracer):
