@@ -139,6 +139,14 @@ class EDataAval(ShapedArray):
 
     to_ct_aval = at_least_vspace = to_tangent_aval
 
+    def zeros(self):
+        """A zero cotangent of this type (`base.zeros_like_aval`): `edtype_zeros`."""
+        return edtype_zeros(self)
+
+    def add_values(self, a, b):
+        """Two cotangents of this type added (`base.add_tangents`): `edtype_add`."""
+        return edtype_add(self.edtype, a, b)
+
     def str_short(self):
         logical = self.shape[:len(self.shape) - self._element_ndim()]
         return f"{_name(self.edtype)}[{','.join(map(str, logical))}]"
