@@ -184,3 +184,17 @@ def test_conversions_outside_the_representation_are_jaxs_errors():
         lax.convert_element_type(e, jnp.int32)
     with pytest.raises(TypeError):
         e + e
+
+
+def test_result_handlers_build_earrays_as_flax_does():
+    # flax's fp8 rules (`global_sharded_result_handler`) wrap the physical result of
+    # `pxla.global_result_handlers[ShapedArray]` in `earray.EArray(aval, data)`; with
+    # both modules importable its `CAN_USE_EARRAY` is True, as under JAX
+    from astjax.compat._src import earray
+    from astjax.compat._src.interpreters import pxla
+    e = lax.convert_element_type(X, mx)
+    phys = pxla.global_result_handlers[ShapedArray](ShapedArray((3,), np.float32), None, True)
+    data = phys([jnp.asarray(X)._buf])
+    out = earray.EArray(astjax.typeof(e), data)
+    assert (out.dtype, out.shape) == (mx, (3,))
+    np.testing.assert_array_equal(lax.convert_element_type(out, jnp.float32), X)

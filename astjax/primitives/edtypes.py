@@ -37,7 +37,7 @@ from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstj
 from ..ir import Var, register_physical
 from .base import deffront, deflinear, is_zero, register
 
-__all__ = ["EArray", "EDataAval", "ExtendedAval", "to_edtype_p", "from_edtype_p",
+__all__ = ["EArray", "earray", "EDataAval", "ExtendedAval", "to_edtype_p", "from_edtype_p",
            "convert_extended", "element_aval", "edtype_add", "edtype_zeros"]
 
 
@@ -166,13 +166,15 @@ def _annotate(data, edtype):
 class EArray:
     """An array of a user extended dtype (JAX's `EArray`): its logical `shape` and
     `dtype` over its data (see the module docstring). It takes part in no arithmetic;
-    `lax.convert_element_type` / `astype` to the representation dtype read it."""
+    `lax.convert_element_type` / `astype` to the representation dtype read it.
+    `earray(data, dtype)` makes one from data."""
     __slots__ = ("_data", "_dtype")
     __array_priority__ = 100
 
-    def __init__(self, data, dtype):
-        self._data = _annotate(data, dtype)
-        self._dtype = dtype
+    def __init__(self, aval, data):
+        """JAX's signature: the logical `aval` (its dtype is what is kept), the data."""
+        self._data = _annotate(data, aval.dtype)
+        self._dtype = aval.dtype
 
     dtype = property(lambda self: self._dtype)
     shape = property(lambda self: tuple(self._data.shape)[
@@ -214,7 +216,13 @@ def _from_physical(edtype, data):
             hasattr(data, a) for a in ("shape", "dtype")):
         k = element_aval(edtype).ndim
         return type(data)(tuple(data.shape)[:len(data.shape) - k], edtype)
-    return EArray(data, edtype)
+    return earray(data, edtype)
+
+
+def earray(data, edtype) -> EArray:
+    """The EArray of `edtype` over `data` (of the representation type)."""
+    shape = tuple(getattr(data, "shape", ()))   # (a transformation's placeholder: none)
+    return EArray(ExtendedAval(shape[:len(shape) - element_aval(edtype).ndim], edtype), data)
 
 
 tree_util.register_staging_leaf(EArray, lambda e: (e._data, e._dtype), _from_physical)
@@ -313,7 +321,7 @@ def convert_extended(x, new_dtype, weak_type=False):
             f"{_name(new_dtype)}. Instead, convert to and from their representation dtypes",
             hint="convert to the representation dtype first, then to the other dtype")
     if isinstance(new_dtype, dtypes.ExtendedDType):
-        return EArray(core.bind(to_edtype_p, x, edtype=new_dtype), new_dtype)
+        return earray(core.bind(to_edtype_p, x, edtype=new_dtype), new_dtype)
     new_dtype = dtypes.canonicalize(np.dtype(new_dtype))
     if not isinstance(x._data, core.Tracer):   # concrete data: checked, then itself
         _from_abstract_eval(EDataAval.of(core.get_aval(x._data), old), dtype=new_dtype)
@@ -326,7 +334,7 @@ def convert_extended(x, new_dtype, weak_type=False):
 def edtype_add(edtype, a, b):
     """Two cotangents of `edtype`'s data (`a`, `b`) added by the dtype's rule (JAX's
     `add_jaxvals` of extended dtypes): the data of `_rules.add(dt, x, y)`."""
-    out = edtype._rules.add(edtype, EArray(a, edtype), EArray(b, edtype))
+    out = edtype._rules.add(edtype, earray(a, edtype), earray(b, edtype))
     return _annotate(out._data if isinstance(out, EArray) else out, edtype)
 
 
