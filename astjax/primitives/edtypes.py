@@ -60,9 +60,9 @@ def tangent_dtype(edtype):
 
 
 class ExtendedAval(ShapedArray):
-    """The abstract value of an array of a user extended dtype (`jax.typeof(e)`:
-    `fp8_meta32[3]`): its logical shape and dtype. Transformations carry its data, so
-    it is only read, never staged."""
+    """The abstract value of an array of an extended dtype (`jax.typeof(e)`:
+    `fp8_meta32[3]`; typed keys' `KeyAval` is one): its logical shape and dtype.
+    Transformations carry its data, so it is only read, never staged."""
     __slots__ = ()
 
     def __init__(self, shape, dtype, weak_type=False):
@@ -84,11 +84,11 @@ class ExtendedAval(ShapedArray):
         return f"{_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other):
-        return type(other) is ExtendedAval and (other.shape, other.dtype) == (self.shape,
-                                                                              self.dtype)
+        return type(other) is type(self) and (other.shape, other.dtype) == (self.shape,
+                                                                            self.dtype)
 
     def __hash__(self):
-        return hash((ExtendedAval, self.shape, self.dtype))
+        return hash((type(self), self.shape, self.dtype))
 
     def __repr__(self):
         return f"ShapedArray({self.str_short()})"
