@@ -43,6 +43,11 @@ class MaxRules:
     def tangent_dtype(dt):
         return dt
 
+    @staticmethod
+    def full(shape, fill_value, dt):
+        fill = lax.convert_element_type(fill_value, jnp.float32)
+        return lax.convert_element_type(lax.full(shape, fill, jnp.float32), dt)
+
 
 class maxgrad(extended):
     pass
@@ -198,3 +203,30 @@ def test_result_handlers_build_earrays_as_flax_does():
     out = earray.EArray(astjax.typeof(e), data)
     assert (out.dtype, out.shape) == (mx, (3,))
     np.testing.assert_array_equal(lax.convert_element_type(out, jnp.float32), X)
+
+
+def test_structure_of_arrays_of_the_dtype():
+    e = lax.convert_element_type(X, mx)
+    f32 = lambda v: np.asarray(lax.convert_element_type(v, jnp.float32))  # noqa: E731
+    c = astjax.jit(lambda p, e: lax.cond(p, lambda: e, lambda: e))(True, e)
+    assert c.dtype == mx
+    np.testing.assert_array_equal(f32(c), X)
+    s = astjax.jit(lambda e: e[1:])(e)
+    assert (s.dtype, s.shape) == (mx, (2,))
+    np.testing.assert_array_equal(f32(s), [-2., 3.])
+    full = lax.full((2,), 1.0, mx)   # the rules' `full`
+    assert (full.dtype, full.shape) == (mx, (2,))
+    np.testing.assert_array_equal(f32(full), [1., 1.])
+    z = jnp.zeros_like(e)
+    assert (z.dtype, z.shape) == (mx, (3,))
+    np.testing.assert_array_equal(f32(z), [0., 0., 0.])
+    assert jnp.asarray(e).dtype == mx and jnp.array(e).dtype == mx
+    assert len(astjax.tree_util.tree_leaves(e)) == 1
+
+
+def test_arrays_of_the_dtype_have_no_values_to_compare():
+    # JAX's NotImplementedError (the identity comparison would be a silent True)
+    e = lax.convert_element_type(X, mx)
+    for op in (lambda: e == e, lambda: e != e, lambda: bool(e), lambda: list(e)):
+        with pytest.raises(NotImplementedError):
+            op()

@@ -189,6 +189,36 @@ class EArray:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
+    def __getitem__(self, idx):
+        """The elements at `idx` (the data indexed, its element axes whole)."""
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        k = element_aval(self._dtype).ndim
+        return earray(self._data[idx + (slice(None),) * k] if k else self._data[idx],
+                      self._dtype)
+
+    def reshape(self, *shape):
+        """The elements in a new shape (C order)."""
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) \
+            else shape
+        return earray(self._data.reshape(shape + element_aval(self._dtype).shape),
+                      self._dtype)
+
+    def copy(self):
+        """A copy (of the data)."""
+        return earray(self._data.copy(), self._dtype)
+
+    def astype(self, dtype):
+        """`lax.convert_element_type(self, dtype)` (to the representation dtype)."""
+        return convert_extended(self, dtype)
+
+    def _no_values(self, *_):
+        raise NotImplementedInAstjaxError(
+            f"an array of extended dtype {_name(self._dtype)} has no values to compare, "
+            "test or iterate (JAX's NotImplementedError)",
+            hint="convert it to its representation dtype first (lax.convert_element_type)")
+
+    __eq__ = __ne__ = __bool__ = __iter__ = _no_values
+
     def block_until_ready(self):
         if hasattr(self._data, "block_until_ready"):
             self._data.block_until_ready()
@@ -210,10 +240,11 @@ class EArray:
 
 
 def _from_physical(edtype, data):
-    """An EArray again over what a transformation computed for its data: the data, or
-    its shape struct (`eval_shape`: `ShapeDtypeStruct(shape, edtype)`)."""
-    if not isinstance(data, core.Tracer) and not hasattr(data, "__array__") and all(
-            hasattr(data, a) for a in ("shape", "dtype")):
+    """An EArray again over what a transformation computed for its data (the data, or
+    its aval where a control-flow primitive rebuilds its operands' structure), or the
+    shape struct of one (`eval_shape`: `ShapeDtypeStruct(shape, edtype)`)."""
+    if not isinstance(data, (core.Tracer, ShapedArray)) and not hasattr(data, "__array__") \
+            and all(hasattr(data, a) for a in ("shape", "dtype")):
         k = element_aval(edtype).ndim
         return type(data)(tuple(data.shape)[:len(data.shape) - k], edtype)
     return earray(data, edtype)

@@ -763,6 +763,8 @@ def bitcast_convert_type(operand, new_dtype):
 
 def full(shape, fill_value, dtype=None):
     """`lax.full`: an array of `shape` filled with `fill_value`."""
+    if dtypes.is_user_extended(dtype):   # the dtype's own rule, as JAX's
+        return dtype._rules.full(shape, fill_value, dtype)
     dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.result_type(fill_value)
     return _full(shape, fill_value, dt, dtype is None and dtypes.is_weak_scalar(fill_value))
 
@@ -777,5 +779,7 @@ def full_like(x, fill_value, dtype=None, shape=None):
     """`lax.full_like`: `full` shaped and typed as x (weak as x without dtype), as JAX."""
     from .vma import typed_like   # (a later family: inside a shard_map body, typed as x)
     a = _aval(x)
+    if dtypes.is_user_extended(dtype or a.dtype):
+        return full(a.shape if shape is None else shape, fill_value, dtype or a.dtype)
     return typed_like(_full(a.shape if shape is None else shape, fill_value,
                             dtypes.canonicalize(dtype or a.dtype), dtype is None and a.weak_type), x)
