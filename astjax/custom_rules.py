@@ -513,6 +513,8 @@ def _bwd_leaves(got, dyn):
 
     def take(path, g, a):
         n = len(tree_util.tree_leaves(a))
+        if tree_util.is_staging_leaf_type(type(g)):
+            g = tree_util.staging_leaves(g)[0]   # (an extended dtype's cotangent: its data)
         out.extend([None] * n if g is None or isinstance(g, SymbolicZero) else [g] * n)
         if g is not None and not isinstance(g, SymbolicZero):
             pairs.append((path, g, a))

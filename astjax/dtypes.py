@@ -172,6 +172,12 @@ def issubdtype(arg1, arg2) -> bool:
     return np.dtype(a) == np.dtype(b)
 
 
+def is_user_extended(dt) -> bool:
+    """Whether `dt` is an extended dtype declared with rules (JAX's user extended
+    dtypes, `ExtendedDType._rules`), as opposed to astjax's typed PRNG keys."""
+    return isinstance(dt, ExtendedDType) and getattr(dt, "_rules", None) is not None
+
+
 def has_extended_dtype(x) -> bool:
     """Whether array-like `x` has an extended dtype (typed PRNG key arrays: their
     shape and indexing act on whole keys, and they take part in no arithmetic)."""
@@ -436,10 +442,15 @@ class prng_key(extended):
 class ExtendedDType:
     """Base of extended dtype *instances* (JAX's `jax._src.dtypes.ExtendedDType`): a
     `type` (a subclass of `extended`, e.g. `prng_key`) and a `name`; typed PRNG key
-    arrays carry one (`astjax.random.keys.KeyTy`), libraries may declare others."""
+    arrays carry one (`astjax.random.keys.KeyTy`). A library declares its own with
+    `_rules` (flax's fp8 `fm32`): a class whose `physical_element_aval(dt)` gives the
+    element's representation, `convert_to` / `convert_from` the dtypes
+    `convert_element_type` joins it with, `add` / `zero` how derivatives accumulate
+    (`astjax/primitives/edtypes.py`)."""
     type: type = extended
     name: str = "extended"
     aval_type = None   # its abstract values' class (a ShapedArray subclass), if any
+    _rules = None      # a user extended dtype's rules (JAX's `_rules`)
 
     def __repr__(self):
         return getattr(self, "name", type(self).__name__)

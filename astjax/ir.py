@@ -185,7 +185,16 @@ class KeyDataAval(ShapedArray):
     __hash__ = ShapedArray.__hash__
 
 
-_PHYSICAL = (ShapedArray, KeyDataAval)
+# the types every pass reads as the plain physical one (equal to it): a subclass that
+# only annotates what the data means for printing and AD (`primitives/edtypes.py`'s
+# extended-dtype data) adds itself with `register_physical`
+_PHYSICAL = {ShapedArray, KeyDataAval}
+
+
+def register_physical(cls):
+    """Make ShapedArray subclass `cls` a physical annotation: equal to the plain type."""
+    _PHYSICAL.add(cls)
+    return cls
 
 
 class HostShapedArray(ShapedArray):

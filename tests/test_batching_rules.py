@@ -224,6 +224,13 @@ def key_boundary(data):
     return keys, core.bind(pk.random_unwrap_p, keys)
 
 
+def edtype_boundary(data):
+    from astjax.primitives import edtypes as ed
+    from test_extended_dtypes import mx   # (float32 data, cotangents combined by max)
+    e = core.bind(ed.to_edtype_p, data, edtype=mx)
+    return e, core.bind(ed.from_edtype_p, e, dtype=np.dtype(np.float32))
+
+
 def gammas(keys, a):
     from astjax.primitives.random_gamma import random_gamma
     return random_gamma(keys, a + 0.3), random_gamma(keys, a, log_space=True)
@@ -276,6 +283,7 @@ CASES = [
     ("sort", sorts, [S, S]),
     # typed keys' data (uint32[..., 2]): batched on any axis, even after the data's
     ("key_boundary", key_boundary, [("u32", (3, 2))]),
+    ("edtype_boundary", edtype_boundary, [F]),
     # one key per row of alpha: the key's axes lead alpha's
     ("random_gamma", gammas, [("u32", (3, 2)), ("f32", (3, 2))]),
     ("random_gamma_philox", gammas_philox, [("u32", (3, 1)), ("f32", (3, 2))]),

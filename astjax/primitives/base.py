@@ -348,21 +348,19 @@ def max_value(dt):
 
 
 def tangent_aval(x):
-    if isinstance(x, (core.Zero, core.UndefinedPrimal)):
-        return x.aval
-    return core.get_aval(x)
+    return x.aval if isinstance(x, (core.Zero, core.UndefinedPrimal)) else core.get_aval(x)
 
 
 def zeros_like_aval(aval):
+    if hasattr(aval, "edtype"):   # a user extended dtype's data: its rules' `zero`
+        return aval.zeros()
     from .structural import broadcast, convert_element_type
     v = convert_element_type(np.zeros((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
     return broadcast(v, aval.shape) if aval.shape else v
 
 
 def instantiate(t, aval=None):
-    if isinstance(t, core.Zero):
-        return zeros_like_aval(t.aval if aval is None else aval)
-    return t
+    return zeros_like_aval(t.aval if aval is None else aval) if isinstance(t, core.Zero) else t
 
 
 def add_tangents(a, b):
@@ -370,6 +368,8 @@ def add_tangents(a, b):
         return b
     if isinstance(b, core.Zero):
         return a
+    if hasattr(aval := core.get_aval(a), "edtype"):   # a user extended dtype's: its `add`
+        return aval.add_values(a, b)
     from .elementwise import add_any_p
     return core.bind(add_any_p, a, b)
 

@@ -10,7 +10,7 @@ import operator as _operator
 
 import numpy as _np
 
-from .. import core as _core, tree_util as _tree_util
+from .. import core as _core, dtypes as _dtypes, tree_util as _tree_util
 from ..shape_poly import canonical_dim as _canonical_dim
 from ..traceback_util import entry_point as _entry_point
 from ..errors import (ArgumentIndexError as _ArgumentIndexError,
@@ -215,9 +215,11 @@ def stop_gradient(x):
 
 
 def convert_element_type(operand, new_dtype, weak_type=False):
-    """JAX's `lax.convert_element_type`: `new_dtype` must name a dtype."""
+    """JAX's `lax.convert_element_type`: `new_dtype` must name a dtype (or be an
+    extended dtype declared with rules: `primitives/edtypes.py`)."""
     try:
-        _np.dtype(new_dtype)
+        if not _dtypes.is_user_extended(new_dtype):
+            _np.dtype(new_dtype)
     except TypeError:
         raise _ArgumentTypeError(f"convert_element_type: data type {new_dtype!r:.40} not "
                                  "understood", hint="use a dtype such as jnp.float32 or "

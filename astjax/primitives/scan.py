@@ -33,9 +33,8 @@ from ..shape_poly import canonical_dim
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
 from . import effects
-from .arithmetic import add_any
 from .vma_errors import carry_mismatch
-from .base import instantiate, matchaxis, moveaxis, register, zeros_like_aval
+from .base import add_tangents, instantiate, matchaxis, moveaxis, register, zeros_like_aval
 from .cond import (_fmt, _types_match, forward_operands, forwarded, not_mapped,
                    hi_carried, promote_weak_carry, stage_sub)
 from .structural import iota_p
@@ -333,7 +332,7 @@ def _scan_transpose(tx, cts, *args, jaxpr, length, reverse, num_consts, num_carr
         xnl, cy = xs_
         outs = tx.inline(bt, list(nl_c) + list(xnl) + list(ck) + list(cy))
         d_c, d_k, d_x = split_list(outs, n_lc, nk)
-        acc = [add_any(a, d) for a, d in zip(acc, d_c)]
+        acc = [add_tangents(a, d) for a, d in zip(acc, d_c)]
         return (acc, d_k), d_x
 
     init = ([zeros_like_aval(a) for a in lin_c_avals], ct_k)

@@ -18,6 +18,7 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeEr
                       ShapeValueError, caller_location)
 from ..pyast import attr, call, dtype_expr, lax_call, pyconst, scalar_py
 from . import elementwise as ew
+from .edtypes import convert_extended
 from .base import (check_shape, deflinear, defno_operands, defvectorized, is_zero, match_scalars,
                    matchaxis, moveaxis, nondiff, normalize_axes, register, shift_axis, shown_params,
                    weak_const)
@@ -142,6 +143,8 @@ defvectorized(convert_element_type_p)
 def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_cast=True):
     """`lax.convert_element_type`: x as `new_dtype` (a constant scalar converts now);
     complex to real keeps the real part, as JAX's (`dtypes.complex_to_real`)."""
+    if dtypes.is_user_extended(new_dtype) or dtypes.is_user_extended(getattr(x, "dtype", None)):
+        return convert_extended(x, new_dtype, weak_type)
     new_dtype = dtypes.canonicalize(new_dtype)
     a = _aval(x)
     if a.dtype == new_dtype and a.weak_type == weak_type and isinstance(x, core.Tracer):
@@ -760,6 +763,8 @@ def bitcast_convert_type(operand, new_dtype):
 
 def full(shape, fill_value, dtype=None):
     """`lax.full`: an array of `shape` filled with `fill_value`."""
+    if dtypes.is_user_extended(dtype):   # the dtype's own rule, as JAX's
+        return dtype._rules.full(shape, fill_value, dtype)
     dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.result_type(fill_value)
     return _full(shape, fill_value, dt, dtype is None and dtypes.is_weak_scalar(fill_value))
 
@@ -774,5 +779,7 @@ def full_like(x, fill_value, dtype=None, shape=None):
     """`lax.full_like`: `full` shaped and typed as x (weak as x without dtype), as JAX."""
     from .vma import typed_like   # (a later family: inside a shard_map body, typed as x)
     a = _aval(x)
+    if dtypes.is_user_extended(dtype or a.dtype):
+        return full(a.shape if shape is None else shape, fill_value, dtype or a.dtype)
     return typed_like(_full(a.shape if shape is None else shape, fill_value,
                             dtypes.canonicalize(dtype or a.dtype), dtype is None and a.weak_type), x)

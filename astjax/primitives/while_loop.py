@@ -60,9 +60,8 @@ from ..pyast import load, statement_rule
 from ..shape_poly_expr import as_value
 from ..util import split_list
 from . import effects
-from .arithmetic import add_any
 from .vma_errors import carry_mismatch
-from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
+from .base import add_tangents, lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, hi_carried, _first_lane, _fmt, _lane_select,
                    _safe_operand, _types_match, forward_operands, forwarded, io_effects,
                    not_mapped, promote_weak_carry, stage_sub, switch)
@@ -408,7 +407,7 @@ def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
     def apply_t(s, acc, ck):  # one step of the backward pass, at state s
         outs = inline(body_t, residuals(s) + list(ck))
-        return [add_any(a, d) for a, d in zip(acc, outs[:n_bl])], outs[n_bl:]
+        return [add_tangents(a, d) for a, d in zip(acc, outs[:n_bl])], outs[n_bl:]
 
     trips = _known_trip_count(cond_jaxpr, body_jaxpr, ncc, nbc, carry)
     state_bytes = sum(a.size * np.dtype(a.dtype).itemsize for a in s_avals)

@@ -29,6 +29,7 @@ from .. import numpy as jnp
 from ..api import ShapeDtypeStruct
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError
 from ..ir import ShapedArray
+from ..primitives.edtypes import ExtendedAval
 from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
 from . import key_reuse as _kr
 from .impls import PRNGImpl, default_impl, threefry_prng_impl
@@ -71,39 +72,17 @@ class KeyTy(dtypes.ExtendedDType):
         return self.name
 
 
-class KeyAval(ShapedArray):
+class KeyAval(ExtendedAval):
     """The abstract value of a key array (`jax.typeof(key)`: `key<fry>[3]`): its
     logical shape and key dtype. Transformations never see it -- they carry the key
     data -- so it is only read, never staged."""
     __slots__ = ()
-
-    def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = dtype
-        self.weak_type = False
-
-    def update(self, shape=None, dtype=None, weak_type=None):
-        return KeyAval(self.shape if shape is None else shape, self.dtype)
 
     def to_tangent_aval(self):
         """Keys have no tangent space: float0 of the keys' shape (JAX's)."""
         return ShapedArray(self.shape, dtypes.float0)
 
     to_ct_aval = at_least_vspace = to_tangent_aval
-
-    def str_short(self):
-        return f"{self.dtype}[{','.join(map(str, self.shape))}]"
-
-    def __eq__(self, other):
-        return type(other) is KeyAval and (other.shape, other.dtype) == (self.shape, self.dtype)
-
-    def __hash__(self):
-        return hash((KeyAval, self.shape, self.dtype))
-
-    def __repr__(self):
-        return f"ShapedArray({self.str_short()})"
-
-    __str__ = str_short
 
 
 def _shape_of(x):

@@ -1,2 +1,3 @@
 """`jax._src.interpreters`: the private interpreter modules extension code imports
-(today `mlir`, for `mlir.custom_call` and the lowering-rule context)."""
+(`mlir`, for `mlir.custom_call` and the lowering-rule context; `pxla`, its result
+handlers)."""

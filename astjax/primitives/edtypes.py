@@ -1,0 +1,383 @@
+"""User extended dtypes: arrays of an `ExtendedDType` declared with rules (JAX's
+`jax._src.dtypes.ExtendedDType` with `_rules`; flax's fp8 `fm32`, whose derivatives
+accumulate by `max`), the `to_edtype` / `from_edtype` primitives between them and their
+representation, and how reverse mode adds and zeroes their cotangents.
+
+An array of such a dtype is an `EArray` (JAX's `jax._src.earray.EArray`): its logical
+shape and dtype over its *data*, an array of the representation type the dtype's
+`_rules.physical_element_aval(dt)` gives, of shape `(*shape, *element shape)`. Every
+pass carries the data; the variables holding it have an `EDataAval`, which passes read
+as the physical type (equal to the plain `ShapedArray`) and which names the extended
+dtype, so that
+
+- reverse mode adds two cotangents of it by the dtype's rule, `_rules.add(dt, x, y)`,
+  and makes its zeros by `_rules.zero(dt)` broadcast (`base.add_tangents`,
+  `base.zeros_like_aval`): flax's amax histories combine by `max` across a `scan`;
+- the jaxpr printer shows the variables as JAX types them (`fp8_meta32[3]`).
+
+`lax.convert_element_type` (and `astype`) between the dtype and its representation
+binds the primitives, after the rules' `convert_to` / `convert_from` checks:
+
+    b:fp8_meta32[3] = to_edtype[edtype=fp8_meta32] a
+    c:f32[3] = from_edtype[dtype=float32] b
+
+Both are the identity on the data (no computation is emitted), linear (each transposes
+to the other), and batch with the batch axis first (the element axes stay last).
+At a staging boundary (`jit`, `vmap`, `grad`, loop carries, custom derivatives) an
+EArray is expanded to its data (`tree_util.register_staging_leaf`), the dtype kept as
+static structure, and rebuilt over the staged data.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, tree_util
+from ..core import ShapedArray
+from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
+from ..ir import Var, register_physical
+from .base import deffront, deflinear, is_zero, register
+
+__all__ = ["EArray", "earray", "EDataAval", "ExtendedAval", "to_edtype_p", "from_edtype_p",
+           "convert_extended", "element_aval", "edtype_add", "edtype_zeros"]
+
+
+def _name(dt) -> str:
+    """A dtype as JAX's messages name it (`int32`, `fp8_meta32`)."""
+    return getattr(dt, "name", None) or str(dt)
+
+
+def element_aval(edtype) -> ShapedArray:
+    """The representation of one element of `edtype` (JAX's `physical_element_aval`)."""
+    duck = edtype._rules.physical_element_aval(edtype)
+    return ShapedArray(tuple(duck.shape), np.dtype(duck.dtype))
+
+
+def tangent_dtype(edtype):
+    """The dtype of `edtype`'s tangents (`_rules.tangent_dtype`; float0, no tangent
+    space, when the rules declare none)."""
+    rule = getattr(edtype._rules, "tangent_dtype", None)
+    return dtypes.float0 if rule is None else rule(edtype)
+
+
+class ExtendedAval(ShapedArray):
+    """The abstract value of an array of an extended dtype (`jax.typeof(e)`:
+    `fp8_meta32[3]`; typed keys' `KeyAval` is one): its logical shape and dtype.
+    Transformations carry its data, so it is only read, never staged."""
+    __slots__ = ()
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtype
+        self.weak_type = False
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype)
+
+    def to_tangent_aval(self):
+        """The tangents' type: the rules' `tangent_dtype` over the same shape."""
+        return ShapedArray(self.shape, tangent_dtype(self.dtype))
+
+    to_ct_aval = at_least_vspace = to_tangent_aval
+
+    def str_short(self):
+        return f"{_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return type(other) is type(self) and (other.shape, other.dtype) == (self.shape,
+                                                                            self.dtype)
+
+    def __hash__(self):
+        return hash((type(self), self.shape, self.dtype))
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()})"
+
+    __str__ = str_short
+
+
+# `ShapedArray(shape, dt)` of a user extended dtype is its ExtendedAval (typed keys
+# set their own KeyAval on their dtype's class)
+dtypes.ExtendedDType.aval_type = ExtendedAval
+
+
+@register_physical
+class EDataAval(ShapedArray):
+    """The aval of a variable holding the data of an array of user extended dtype
+    `edtype`: read by every pass as the physical type (equal to the plain one, hashed
+    alike); reverse mode reads `edtype` to add and zero cotangents by its rules, the
+    printer to show the variable as JAX types it. `update` keeps the annotation while
+    the dtype and the trailing element axes stay (structural ops, batching)."""
+    __slots__ = ("edtype",)
+
+    def __init__(self, shape, dtype, edtype):
+        super().__init__(shape, dtype)
+        self.edtype = edtype
+
+    @classmethod
+    def of(cls, aval: ShapedArray, edtype) -> "EDataAval":
+        return cls(aval.shape, aval.dtype, edtype)
+
+    def _element_ndim(self):
+        return element_aval(self.edtype).ndim
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        plain = ShapedArray.update(self, shape, dtype, weak_type)
+        k = self._element_ndim()
+        if (plain.dtype == self.dtype and not plain.weak_type
+                and plain.shape[len(plain.shape) - k:] == self.shape[len(self.shape) - k:]):
+            return EDataAval.of(plain, self.edtype)
+        return plain
+
+    def to_tangent_aval(self):
+        """The tangents' type: this type when the rules make the dtype its own tangent
+        dtype (flax's `fm32`), else that dtype over the logical shape."""
+        td = tangent_dtype(self.edtype)
+        if td == self.edtype:
+            return self
+        return ShapedArray(self.shape[:len(self.shape) - self._element_ndim()], td)
+
+    to_ct_aval = at_least_vspace = to_tangent_aval
+
+    def zeros(self):
+        """A zero cotangent of this type (`base.zeros_like_aval`): `edtype_zeros`."""
+        return edtype_zeros(self)
+
+    def add_values(self, a, b):
+        """Two cotangents of this type added (`base.add_tangents`): `edtype_add`."""
+        return edtype_add(self.edtype, a, b)
+
+    def str_short(self):
+        logical = self.shape[:len(self.shape) - self._element_ndim()]
+        return f"{_name(self.edtype)}[{','.join(map(str, logical))}]"
+
+    __hash__ = ShapedArray.__hash__
+
+
+def _annotate(data, edtype):
+    """Type the variable under staged `data` as `edtype`'s data, in place (a staging
+    boundary's arguments and results, a broadcast zero); other values as they are."""
+    if (isinstance(data, core.Tracer) and isinstance(data.var, Var)
+            and not isinstance(data.var.aval, EDataAval)):
+        data.var.aval = EDataAval.of(data.var.aval, edtype)
+    return data
+
+
+class EArray:
+    """An array of a user extended dtype (JAX's `EArray`): its logical `shape` and
+    `dtype` over its data (see the module docstring). It takes part in no arithmetic;
+    `lax.convert_element_type` / `astype` to the representation dtype read it.
+    `earray(data, dtype)` makes one from data."""
+    __slots__ = ("_data", "_dtype")
+    __array_priority__ = 100
+
+    def __init__(self, aval, data):
+        """JAX's signature: the logical `aval` (its dtype is what is kept), the data."""
+        self._data = _annotate(data, aval.dtype)
+        self._dtype = aval.dtype
+
+    dtype = property(lambda self: self._dtype)
+    shape = property(lambda self: tuple(self._data.shape)[
+        :len(self._data.shape) - element_aval(self._dtype).ndim])
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    weak_type = False
+    aval = property(lambda self: ExtendedAval(self.shape, self._dtype))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __getitem__(self, idx):
+        """The elements at `idx` (the data indexed, its element axes whole)."""
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        k = element_aval(self._dtype).ndim
+        return earray(self._data[idx + (slice(None),) * k] if k else self._data[idx],
+                      self._dtype)
+
+    def reshape(self, *shape):
+        """The elements in a new shape (C order)."""
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) \
+            else shape
+        return earray(self._data.reshape(shape + element_aval(self._dtype).shape),
+                      self._dtype)
+
+    def copy(self):
+        """A copy (of the data)."""
+        return earray(self._data.copy(), self._dtype)
+
+    def astype(self, dtype):
+        """`lax.convert_element_type(self, dtype)` (to the representation dtype)."""
+        return convert_extended(self, dtype)
+
+    def _no_values(self, *_):
+        raise NotImplementedInAstjaxError(
+            f"an array of extended dtype {_name(self._dtype)} has no values to compare, "
+            "test or iterate (JAX's NotImplementedError)",
+            hint="convert it to its representation dtype first (lax.convert_element_type)")
+
+    __eq__ = __ne__ = __bool__ = __iter__ = _no_values
+
+    def block_until_ready(self):
+        if hasattr(self._data, "block_until_ready"):
+            self._data.block_until_ready()
+        return self
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(f"an array of extended dtype {_name(self._dtype)} cannot be "
+                        "converted to a NumPy array; convert it to its representation "
+                        "dtype first (lax.convert_element_type)")
+
+    __hash__ = None   # arrays are unhashable
+
+    def __repr__(self):
+        if isinstance(self._data, core.Tracer):
+            return f"Traced<{self.aval.str_short()}>"
+        return "E" + repr(self._data)   # JAX's: the data's repr (`EArray([1., 2.], ...)`)
+
+    __str__ = __repr__
+
+
+def _from_physical(edtype, data):
+    """An EArray again over what a transformation computed for its data (the data, or
+    its aval where a control-flow primitive rebuilds its operands' structure), or the
+    shape struct of one (`eval_shape`: `ShapeDtypeStruct(shape, edtype)`)."""
+    if not isinstance(data, (core.Tracer, ShapedArray)) and not hasattr(data, "__array__") \
+            and all(hasattr(data, a) for a in ("shape", "dtype")):
+        k = element_aval(edtype).ndim
+        return type(data)(tuple(data.shape)[:len(data.shape) - k], edtype)
+    return earray(data, edtype)
+
+
+def earray(data, edtype) -> EArray:
+    """The EArray of `edtype` over `data` (of the representation type)."""
+    shape = tuple(getattr(data, "shape", ()))   # (a transformation's placeholder: none)
+    return EArray(ExtendedAval(shape[:len(shape) - element_aval(edtype).ndim], edtype), data)
+
+
+tree_util.register_staging_leaf(EArray, lambda e: (e._data, e._dtype), _from_physical)
+core.Array.register(EArray)
+
+# ------------------------------------------------------------------- to_edtype
+
+
+def _allowed(rules, name, *args) -> bool:
+    check = getattr(rules, name, None)
+    return bool(check(*args)) if check is not None else bool(
+        getattr(rules, "allow_conversion", False))
+
+
+def _to_abstract_eval(x, *, edtype):
+    if not _allowed(edtype._rules, "convert_to", x.dtype, edtype):
+        raise ArgumentValueError(f"Cannot convert_element_type from {_name(x.dtype)} to "
+                                 f"{_name(edtype)}")
+    rep = element_aval(edtype)
+    if x.dtype != rep.dtype:
+        raise ArgumentValueError(
+            "can only convert to extended dtype from its representation dtype, but tried "
+            f"to convert from {_name(x.dtype)} to {_name(edtype)} which doesn't match the "
+            f"representation type {_name(rep.dtype)}.")
+    n = x.ndim - rep.ndim
+    if n < 0 or tuple(x.shape[n:]) != rep.shape:
+        raise ArgumentValueError(
+            f"can only convert to extended dtype from an array of its representation type, "
+            f"but the extended dtype {_name(edtype)} has a representation shape {rep.shape} "
+            f"while the given representation array has shape {tuple(x.shape)}")
+    return EDataAval(x.shape, x.dtype, edtype)
+
+
+def _identity_impl(x, **params):
+    return np.asarray(x)
+
+
+def _identity_lowering(ctx, x, **params):
+    return x
+
+
+to_edtype_p = core.new_primitive("to_edtype")
+register(to_edtype_p, impl=_identity_impl, abstract_eval=_to_abstract_eval,
+         lowering=_identity_lowering)
+deffront(to_edtype_p)
+
+# ----------------------------------------------------------------- from_edtype
+
+
+def _from_abstract_eval(x, *, dtype):
+    edtype = getattr(x, "edtype", None)
+    if edtype is None:
+        raise ArgumentTypeError(f"from_edtype: {x.str_short()} is not the data of an "
+                                "extended dtype")
+    if not _allowed(edtype._rules, "convert_from", edtype, dtype):
+        raise ArgumentValueError(f"Cannot convert_element_type from {_name(edtype)} to "
+                                 f"{_name(dtype)}")
+    if element_aval(edtype).dtype != dtype:
+        raise ArgumentValueError(
+            "can only convert from extended dtype to its representation dtype, but tried "
+            f"to convert from {_name(edtype)} to {_name(dtype)} which doesn't match the "
+            f"representation type {_name(element_aval(edtype).dtype)}.")
+    return ShapedArray(x.shape, dtype)
+
+
+from_edtype_p = core.new_primitive("from_edtype")
+register(from_edtype_p, impl=_identity_impl, abstract_eval=_from_abstract_eval,
+         lowering=_identity_lowering)
+deffront(from_edtype_p)
+
+# each is linear, transposing to the other (the tangent dtype is the dtype itself, as
+# flax's rules declare: `EDataAval.to_tangent_aval`)
+deflinear(to_edtype_p, lambda ct, x, *, edtype: [
+    None if is_zero(ct) else core.bind(from_edtype_p, ct, dtype=x.aval.dtype)])
+deflinear(from_edtype_p, lambda ct, x, *, dtype: [
+    None if is_zero(ct) else core.bind(to_edtype_p, ct, edtype=x.aval.edtype)])
+
+# ------------------------------------------------------------ convert_element_type
+
+
+def convert_extended(x, new_dtype, weak_type=False):
+    """`lax.convert_element_type` where `x` or `new_dtype` is a user extended dtype:
+    to it from its representation dtype, or back; `x` itself when already of it."""
+    old = getattr(x, "dtype", None)
+    if not isinstance(old, dtypes.ExtendedDType):
+        old = core.get_aval(x).dtype
+    if new_dtype == old:
+        return x
+    if weak_type:
+        raise NotImplementedInAstjaxError(
+            "convert_element_type(weak_type=True) to or from an extended dtype",
+            hint="JAX raises NotImplementedError here too")
+    if isinstance(new_dtype, dtypes.ExtendedDType) and isinstance(old, dtypes.ExtendedDType):
+        raise ArgumentValueError(
+            f"cannot directly convert between extended dtypes: from {_name(old)} to "
+            f"{_name(new_dtype)}. Instead, convert to and from their representation dtypes",
+            hint="convert to the representation dtype first, then to the other dtype")
+    if isinstance(new_dtype, dtypes.ExtendedDType):
+        return earray(core.bind(to_edtype_p, x, edtype=new_dtype), new_dtype)
+    new_dtype = dtypes.canonicalize(np.dtype(new_dtype))
+    if not isinstance(x._data, core.Tracer):   # concrete data: checked, then itself
+        _from_abstract_eval(EDataAval.of(core.get_aval(x._data), old), dtype=new_dtype)
+        return x._data
+    return core.bind(from_edtype_p, x._data, dtype=new_dtype)
+
+# ------------------------------------------------------------ reverse-mode sums
+
+
+def edtype_add(edtype, a, b):
+    """Two cotangents of `edtype`'s data (`a`, `b`) added by the dtype's rule (JAX's
+    `add_jaxvals` of extended dtypes): the data of `_rules.add(dt, x, y)`."""
+    out = edtype._rules.add(edtype, earray(a, edtype), earray(b, edtype))
+    return _annotate(out._data if isinstance(out, EArray) else out, edtype)
+
+
+def edtype_zeros(aval: EDataAval):
+    """The zero cotangent of `aval` (JAX's `zeros_like_aval` of an extended dtype):
+    the rules' scalar `zero(dt)` broadcast over the logical shape, as data."""
+    from .structural import broadcast_in_dim
+    edtype = aval.edtype
+    z = edtype._rules.zero(edtype)
+    data = z._data if isinstance(z, EArray) else z
+    k = element_aval(edtype).ndim
+    if tuple(core.get_aval(data).shape) != tuple(aval.shape):
+        n = len(aval.shape)
+        data = broadcast_in_dim(data, tuple(aval.shape), tuple(range(n - k, n)))
+    return _annotate(data, edtype)
