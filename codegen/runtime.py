@@ -204,7 +204,7 @@ class Array:
         if v is None:
             buf = self._buf
             v = (_asarray(buf) if self.aval.dtype not in _NO_BUFFER_PROTOCOL
-                 else buf._single_device_array_to_np_array_did_copy()[0])
+                 else without_jax(buf._single_device_array_to_np_array_did_copy)[0])
             if v.dtype is _OBJECT:   # NumPy's 0-d object array of a deleted buffer
                 self._check_live()
             self._npy = v
@@ -774,18 +774,22 @@ def compile_mlir(text: str, devs, options):
 
 
 def shards_of(arr):
-    """The single-device arrays of a multi-device jaxlib array, in device order.
+    """The single-device arrays of a multi-device jaxlib array, in device order."""
+    return without_jax(lambda: arr._arrays)
 
-    jaxlib's C++ side imports `jax.core` / `jax._src.sharding_impls` here when it can
-    (for the shards' avals), and copes when it cannot (the avals are then None;
-    astjax keeps its own). astjax never imports jax: unless jax is imported already,
-    the import is blocked for the duration of the call (`sys.modules["jax"] = None`),
-    so a later `import jax` works as usual."""
+
+def without_jax(read):
+    """`read()`, a jaxlib call whose C++ side imports `jax.core` /
+    `jax._src.sharding_impls` when it can (for avals; `_arrays`, a host copy) and copes
+    when it cannot (the avals are then None; astjax keeps its own). astjax never
+    imports jax: unless jax is imported already, the import is blocked for the duration
+    of the call (`sys.modules["jax"] = None`: it fails at once, without a search of the
+    path), so a later `import jax` works as usual."""
     if "jax" in _sys.modules:
-        return arr._arrays
+        return read()
     _sys.modules["jax"] = None
     try:
-        return arr._arrays
+        return read()
     finally:
         if _sys.modules.get("jax", 0) is None:
             del _sys.modules["jax"]
