@@ -57,6 +57,7 @@ from .sharding_impls import context_meshes as _context_meshes  # noqa: E402
 
 
 _state = core._state  # thread-local; `_state.builders` is non-empty while staging
+_compute_top = _compute_on.top_level   # [0]: the compute_on block's type (None: none)
 
 
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
@@ -223,7 +224,7 @@ class Jitted(StagedCallable):
             if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
                 return _jit_call_hook[0](self, args, kwargs)
             entry = None   # (under set_mesh only `_signature`'s keys, which hold its mesh)
-            if self._plain and not kwargs and not _context_meshes[0] and not _compute_on.top_level[0]:
+            if self._plain and not kwargs and not _context_meshes[0] and not _compute_top[0]:
                 n = len(args)
                 host = False   # positional NumPy arrays in native byte order (jaxlib reads
                 # a byte-swapped array's bytes as native ones): jaxlib's C++ dispatch

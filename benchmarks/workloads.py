@@ -38,17 +38,38 @@ class Workload:
     goal: float | None = None  # the issue's goal ratio astjax/JAX, if any
 
 
-def _per_call(fn, loops, repeats, block):
-    """min-friendly samples of seconds per call: `repeats` timed loops of `loops`."""
-    block(fn())
-    out = []
-    for _ in range(repeats):
+class Sampler:
+    """A per-call workload, set up: each `sample()` is one timed loop of `loops`
+    calls, in seconds per call. The first result is blocked on (and so warms the
+    caches) outside every sample."""
+
+    def __init__(self, fn, loops, repeats, block):
+        self.fn, self.loops, self.repeats, self.block = fn, loops, repeats, block
+        block(fn())
+
+    def sample(self):
+        """Seconds per call over one timed loop (the last result blocked on)."""
+        fn, block, loops = self.fn, self.block, self.loops
         t0 = time.perf_counter()
         for _ in range(loops - 1):
             fn()
         block(fn())
-        out.append((time.perf_counter() - t0) / loops)
-    return out
+        return (time.perf_counter() - t0) / loops
+
+
+# Set by the driver's serving worker (`run.py --serve`): per-call workloads then
+# return their `Sampler`, whose samples the driver asks for one at a time,
+# alternating with the other library's worker.
+SERVE = [False]
+
+
+def _per_call(fn, loops, repeats, block):
+    """Samples of seconds per call: `repeats` timed loops of `loops` calls (or, in a
+    serving worker, the `Sampler` that takes them)."""
+    sampler = Sampler(fn, loops, repeats, block)
+    if SERVE[0]:
+        return sampler
+    return [sampler.sample() for _ in range(repeats)]
 
 
 def _fresh_source(src, ns):

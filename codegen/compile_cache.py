@@ -145,9 +145,23 @@ def executable_signature(exe):
 
 
 # `jit(compiler_options=)` names that XLA reads from the build options, not from the
-# environment overrides (codegen.runtime.set_compiler_options): part of the key
+# environment overrides (set_compiler_options): part of the key
 BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
                  "optimization_level", "memory_fitting_level")
+
+
+def set_compiler_options(opts, items):
+    """Put `jit(compiler_options=)`'s (name, value) pairs on CompileOptions `opts`: the
+    build-option ones on its build options, the rest as XLA's environment overrides
+    (an unknown name or a bad value is XLA's INVALID_ARGUMENT when compiling)."""
+    env = []
+    for name, value in items:
+        if name in BUILD_OPTIONS:
+            setattr(opts.executable_build_options, name, value)
+        else:
+            env.append((name, value))
+    if env:
+        opts.env_option_overrides = env
 
 
 def cache_key(client, text: str, devs, options) -> str:

@@ -38,6 +38,7 @@ from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
 from astjax.sharding_impls import SingleDeviceSharding, context_meshes  # noqa: E402
 
 from . import compile_cache, platforms, stablehlo, xla_errors  # noqa: E402
+from .compile_cache import set_compiler_options  # noqa: E402,F401 (codegen.spmd's)
 from .runtime_events import (compile_listeners, execute_listeners, h2d_hook,  # noqa: E402,F401
                              notify_execute, subscribe, unsubscribe)
 
@@ -167,8 +168,9 @@ def sharding_for(device, kind=None):
 
 # -------------------------------------------------------------------------- arrays
 
-
 _NO_BUFFER_PROTOCOL = frozenset([dtypes.bfloat16, *dtypes.NARROW_FLOATS, *dtypes.NARROW_INTS])  # read through jaxlib's copy
+_OBJECT = np.dtype(object)
+_asarray = np.asarray
 
 
 def host_array(v, dtype=None, copy=None):
@@ -201,8 +203,13 @@ class Array:
         v = self._npy
         if v is None:
             buf = self._buf
-            v = self._npy = (np.asarray(buf) if self.aval.dtype not in _NO_BUFFER_PROTOCOL
-                             else buf._single_device_array_to_np_array_did_copy()[0])
+            v = (_asarray(buf) if self.aval.dtype not in _NO_BUFFER_PROTOCOL
+                 else without_jax(buf._single_device_array_to_np_array_did_copy)[0])
+            if v.dtype is _OBJECT:   # NumPy's 0-d object array of a deleted buffer
+                self._check_live()
+            self._npy = v
+        elif self._buf.is_deleted():   # (deleted or donated since it was read: JAX's error)
+            self._check_live()
         if dtype is None and not copy:
             return v
         return host_array(v, dtype, copy)
@@ -238,10 +245,14 @@ class Array:
     def addressable_data(self, index: int) -> "Array":
         """The data of addressable shard `index`: for a one-device array, the array
         itself (whatever `index`, as in JAX)."""
+        self._check_live()
+        return type(self)(self._buf, self.aval)
+
+    def _check_live(self):
+        """JAX's RuntimeError for a deleted (e.g. donated) array."""
         if self.is_deleted():
             raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}"
                                f"[{','.join(map(str, self.shape))}].")
-        return type(self)(self._buf, self.aval)
 
     is_fully_replicated = is_fully_addressable = True   # (one device: all of it, here)
 
@@ -739,25 +750,6 @@ def platform() -> str:
     return client().platform
 
 
-# `jit(compiler_options=)` names that XLA reads from the build options, not from the
-# environment overrides (as JAX passes them)
-_BUILD_OPTIONS = compile_cache.BUILD_OPTIONS
-
-
-def set_compiler_options(opts, items):
-    """Put `jit(compiler_options=)`'s (name, value) pairs on CompileOptions `opts`: the
-    build-option ones on its build options, the rest as XLA's environment overrides
-    (an unknown name or a bad value is XLA's INVALID_ARGUMENT when compiling)."""
-    env = []
-    for name, value in items:
-        if name in _BUILD_OPTIONS:
-            setattr(opts.executable_build_options, name, value)
-        else:
-            env.append((name, value))
-    if env:
-        opts.env_option_overrides = env
-
-
 def compile_mlir(text: str, devs, options):
     """StableHLO text -> loaded executable on `devs`, through the persistent compile
     cache when one is configured (codegen.compile_cache). XLA rejecting the text itself
@@ -782,18 +774,22 @@ def compile_mlir(text: str, devs, options):
 
 
 def shards_of(arr):
-    """The single-device arrays of a multi-device jaxlib array, in device order.
+    """The single-device arrays of a multi-device jaxlib array, in device order."""
+    return without_jax(lambda: arr._arrays)
 
-    jaxlib's C++ side imports `jax.core` / `jax._src.sharding_impls` here when it can
-    (for the shards' avals), and copes when it cannot (the avals are then None;
-    astjax keeps its own). astjax never imports jax: unless jax is imported already,
-    the import is blocked for the duration of the call (`sys.modules["jax"] = None`),
-    so a later `import jax` works as usual."""
+
+def without_jax(read):
+    """`read()`, a jaxlib call whose C++ side imports `jax.core` /
+    `jax._src.sharding_impls` when it can (for avals; `_arrays`, a host copy) and copes
+    when it cannot (the avals are then None; astjax keeps its own). astjax never
+    imports jax: unless jax is imported already, the import is blocked for the duration
+    of the call (`sys.modules["jax"] = None`: it fails at once, without a search of the
+    path), so a later `import jax` works as usual."""
     if "jax" in _sys.modules:
-        return arr._arrays
+        return read()
     _sys.modules["jax"] = None
     try:
-        return arr._arrays
+        return read()
     finally:
         if _sys.modules.get("jax", 0) is None:
             del _sys.modules["jax"]

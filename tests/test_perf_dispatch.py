@@ -464,6 +464,40 @@ def test_numpy_in_numpy_out_enters_two_python_functions():
     assert np.asarray(r, np.int32).dtype == np.int32 and np.array(r) is not r._value()
 
 
+def test_the_host_view_of_a_deleted_array_is_jaxs_runtime_error():
+    """`__array__` reads jaxlib's buffer protocol once and keeps the view; NumPy made a
+    0-d object array holding the jaxlib buffer of a deleted (or donated) array, and a
+    view read before the deletion was still served. JAX raises its RuntimeError in
+    both cases; the check costs the fresh-result path (the row above) nothing."""
+    x = jnp.arange(3.0) + 1
+    x.delete()
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[3\]"):
+        np.asarray(x)
+    y = jnp.arange(3.0) + 1
+    np.testing.assert_array_equal(np.asarray(y), [1.0, 2.0, 3.0])
+    y.delete()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        np.asarray(y)
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        y.tolist()
+
+
+def test_the_host_copy_of_a_narrow_dtype_searches_for_no_jax_module():
+    """bfloat16 / float8 / int4 arrays, which NumPy's buffer protocol cannot carry, are
+    read by jaxlib's host copy, whose C++ side imports `jax._src.sharding_impls` when
+    it can: it searched the import path for JAX at every read (~250 Python frames; with
+    JAX installed it would have imported it). The import is now refused at once, as
+    `shards_of` does; the values are the same, read-only."""
+    skip_if_real_jax_loaded()
+    for x in (jnp.ones(3, jnp.bfloat16) + 1, jnp.full(3, 2, jnp.int4)):
+        calls = _python_calls(np.asarray, x)
+        assert not [c for c in calls if c in ("find_spec", "_find_spec")], calls
+        assert len(calls) < 60, calls
+        v = np.asarray(x)
+        assert v.dtype == x.dtype and v.tolist() == [2, 2, 2] and not v.flags.writeable
+    assert "jax" not in sys.modules
+
+
 def test_numpy_in_numpy_out_calls_two_builtins_before_jaxlib():
     """Every call a profiler sees in a warm `np.asarray(jf(x, y))` on NumPy arrays,
     builtins too: jit's `__call__` calls `len(args)` and its table's `dict.get` (the
