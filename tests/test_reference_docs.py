@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "docs"))
@@ -22,14 +21,12 @@ def test_reference_is_up_to_date(tmp_path):
     assert sorted(os.listdir(tmp_path)) == sorted(os.listdir(gen_reference.OUT))
 
 
-def test_regenerating_is_fast():
-    # a fresh process: importing astjax plus rendering every page
-    start = time.perf_counter()
+def test_regenerating_in_a_fresh_process_finds_nothing_stale():
+    # a fresh process: importing astjax plus rendering every page (timing lives in
+    # benchmarks/, never in a test)
     r = subprocess.run([sys.executable, os.path.join(ROOT, "docs", "gen_reference.py"),
-                        "--check"], capture_output=True, text=True, timeout=120, cwd=ROOT)
-    elapsed = time.perf_counter() - start
+                        "--check"], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert elapsed < 30, f"gen_reference.py --check took {elapsed:.1f} s"
 
 
 def test_stale_page_is_detected(tmp_path):
