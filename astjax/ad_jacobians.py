@@ -18,6 +18,7 @@ from .ad_dtypes import (
     check_fwd_input as _check_fwd_input,
     check_inputs as _check_inputs)
 from .primitives.scan import scan_raw
+from .codegen.explicit import layouts_of, like_primals, staging_nested
 from .transforms import ad
 from .transforms.ad import cleanup, differentiable, inline
 from .ad_base import (_Transformed, _argnums_tuple, _close_over, _leaf_ranges,
@@ -90,6 +91,11 @@ class _Jac(_Transformed):
         def basis(n):
             return np.eye(n, dtype=dt)
 
+        # each seed (jacfwd) and cotangent (jacrev) has its primal's type, as JAX's:
+        # laid out over an Explicit mesh as its input is
+        layouts = layouts_of(leaves)
+        seed_layouts = [layouts[j] for j in diff_idx]
+
         if self.mode == "fwd":
             jv, out_nz = ad.jvp_jaxpr(closed, mask, instantiate=True)
             jv = cleanup(jv)
@@ -103,24 +109,26 @@ class _Jac(_Transformed):
                         ts.append(lax.convert_element_type(
                             lax.reshape(piece, in_avals[j].shape), in_avals[j].dtype))
                         off += s
-                    outs = inline(jv, list(xs) + ts)
-                    touts = outs[n_out_all:n_out_all + len(nz_k)]  # nonzero ones only
-                    return c, [lax.reshape(t, (out_avals[o].size,)) for t, o in zip(touts, nz_k)]
+                    outs = inline(jv, list(xs) + like_primals(ts, seed_layouts))
+                    return c, outs[n_out_all:n_out_all + len(nz_k)]  # nonzero ones only
                 _, cols = scan_raw(step, (), core.current_builder().const_tracer(basis(n_in))
                                    if n_in else np.zeros((0, 0), dt))
                 prim = inline(jv, list(xs) + [ad.zeros_like_aval(in_avals[j]) for j in diff_idx])
-                # cols[o]: (n_in, out_size) -> jac[o][i]: out_shape + in_shape; an
-                # integer output's entries are zeros of its dtype, as JAX gives
+                # cols[o]: (n_in, *out_shape) -> jac[o][i]: out_shape + in_shape, split
+                # along the last, unlaid-out axis; an integer output's entries are zeros
+                # of its dtype, as JAX gives
                 jac, cols = [], iter(cols)
                 for o, a in enumerate(out_avals):
                     if o not in nz_k:
                         jac.append([_zeros(a.shape + in_avals[j].shape, a.dtype)
                                     for j in diff_idx])
                         continue
-                    ct = lax.transpose(next(cols), (1, 0)) if n_in else next(cols)
+                    ct = next(cols)
+                    if a.ndim:
+                        ct = lax.transpose(ct, (*range(1, a.ndim + 1), 0))
                     row, off = [], 0
                     for j, s in zip(diff_idx, sizes):
-                        piece = lax.slice(ct, (0, off), (a.size, off + s))
+                        piece = lax.slice(ct, (0,) * a.ndim + (off,), a.shape + (off + s,))
                         row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape), a))
                         off += s
                     jac.append(row)
@@ -143,7 +151,7 @@ class _Jac(_Transformed):
                         cts.append(lax.convert_element_type(lax.reshape(piece, a.shape), a.dtype))
                         off += a.size
                     g = inline(bwd, list(res) + cts)
-                    return c, [lax.reshape(x, (in_avals[j].size,)) for x, j in zip(g, ddiff)]
+                    return c, like_primals(g, [layouts[j] for j in ddiff])
                 n_ct = sum(out_avals[i].size for i in nz_k)
                 _, rows = scan_raw(step, (), core.current_builder().const_tracer(basis(n_ct)))
                 jac = []
@@ -157,8 +165,10 @@ class _Jac(_Transformed):
                                 row.append(_zeros(a.shape + in_avals[j].shape,
                                                   in_avals[j].dtype))
                                 continue
-                            piece = lax.slice(r_of[j], (off, 0), (off + a.size, in_avals[j].size))
-                            row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape),
+                            shape = in_avals[j].shape
+                            piece = lax.slice(r_of[j], (off,) + (0,) * len(shape),
+                                              (off + a.size,) + shape)
+                            row.append(_weak_as(lax.reshape(piece, a.shape + shape),
                                                 in_avals[j]))
                     else:
                         row = [_zeros(a.shape + in_avals[j].shape, in_avals[j].dtype)
@@ -166,7 +176,8 @@ class _Jac(_Transformed):
                     jac.append(row)
                 return prim + [x for row in jac for x in row]
 
-        fj = cleanup(core.stage(f, in_avals))
+        with staging_nested(leaves):    # (the types `like_primals` reads inside)
+            fj = cleanup(core.stage(f, in_avals))
         outs = inline(fj, leaves)
         prim, jflat = outs[:n_out_all], outs[n_out_all:]
         it = iter(jflat)
