@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import core, dtypes, tree_util
+from . import core, dtypes, sharding_impls as shd, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
@@ -34,8 +34,15 @@ from .ad_base import (_Transformed, _argnums_tuple, _close_over, _leaf_ranges,
 __all__ = ["jacfwd", "jacrev", "hessian"]
 
 
-def _zeros(shape, dtype):
-    return ad.zeros_like_aval(core.ShapedArray(shape, dtype))
+def _zeros(shape, dtype, layout=None):
+    """A Jacobian block of zeros; given the `layout` of its leading dimensions (its
+    output's), laid out so, the others unsharded, as JAX's."""
+    z = ad.zeros_like_aval(core.ShapedArray(shape, dtype))
+    if layout is None:
+        return z
+    spec = tuple(layout.spec._normalized(len(shape)))
+    return like_primals([z], [shd.NamedSharding(layout.mesh, layout.spec.update(
+        partitions=spec))])[0]
 
 
 
@@ -109,6 +116,9 @@ class _Jac(_Transformed):
             nz_k = [o for o in range(k) if out_nz[o]]
 
             def f(*xs):
+                prim = inline(closed, list(xs))
+                out_layouts = layouts_of(prim[:k])    # (a tangent has its output's type)
+
                 def step(c, e):
                     ts, off = [], 0
                     for j, s in zip(diff_idx, sizes):
@@ -117,18 +127,18 @@ class _Jac(_Transformed):
                             lax.reshape(piece, in_avals[j].shape), in_avals[j].dtype))
                         off += s
                     outs = inline(jv, list(xs) + like_primals(ts, seed_layouts))
-                    return c, outs[n_out_all:n_out_all + len(nz_k)]  # nonzero ones only
+                    return c, like_primals(outs[n_out_all:n_out_all + len(nz_k)],  # nonzero
+                                           [out_layouts[o] for o in nz_k])          # ones only
                 _, cols = scan_raw(step, (), core.current_builder().const_tracer(basis(n_in))
                                    if n_in else np.zeros((0, 0), dt))
-                prim = inline(jv, list(xs) + [ad.zeros_like_aval(in_avals[j]) for j in diff_idx])
                 # cols[o]: (n_in, *out_shape) -> jac[o][i]: out_shape + in_shape, split
                 # along the last, unlaid-out axis; an integer output's entries are zeros
                 # of its dtype, as JAX gives
                 jac, cols = [], iter(cols)
                 for o, a in enumerate(out_avals):
                     if o not in nz_k:
-                        jac.append([_zeros(a.shape + in_avals[j].shape, a.dtype)
-                                    for j in diff_idx])
+                        jac.append([_zeros(a.shape + in_avals[j].shape, a.dtype,
+                                           out_layouts[o]) for j in diff_idx])
                         continue
                     ct = next(cols)
                     if a.ndim:

@@ -50,6 +50,13 @@ def programs(jax, jnp):
         "jacrev_dot": (jax.jacrev(lambda u, v: u @ v.T), ("x", "y")),
         "jacfwd_dot": (jax.jacfwd(lambda u, v: u @ v.T), ("x", "y")),
         "grad_of_jacrev": (jax.grad(lambda v: jax.jacrev(jnp.sin)(v).sum()), ("x",)),
+        "jacfwd_constant_output": (jax.jacfwd(lambda u, v: (u * 2, v)), ("x", "y")),
+        "jacrev_constant_output": (jax.jacrev(lambda u, v: (u * 2, v)), ("x", "y")),
+        "jacfwd_stop_gradient": (jax.jacfwd(lambda u: jax.lax.stop_gradient(u) * 2), ("x",)),
+        "jacrev_unused_argument": (jax.jacrev(lambda u, v: u * 2, argnums=(0, 1)), ("x", "y")),
+        "jacfwd_unused_argument": (jax.jacfwd(lambda u, v: u * 2, argnums=(0, 1)), ("x", "y")),
+        "jacfwd_custom_jvp": (jax.jacfwd(jax.nn.relu), ("x",)),
+        "jacrev_custom_jvp": (jax.jacrev(jax.nn.relu), ("x",)),
         "hessian_pytree": (jax.hessian(lambda d: (d["a"] ** 2 * d["b"]).sum()),
                            (("x", "y"),)),
     }
