@@ -3,11 +3,12 @@
 `_Transformed` (`ad_base`): staged where it is called, compiled when called eagerly.
 
 On arrays laid out over Explicit mesh axes the Jacobian is typed as JAX's: each seed
-(`jacfwd`) and input cotangent (`jacrev`) has its primal's layout (`like_primals`),
-tangents and cotangents keep their shapes through the `scan` (a laid-out value is never
-flattened), and the blocks are split only along the basis axis, which is unsharded: a
-`jacrev` block is laid out along its input's dimensions, a `jacfwd` block along its
-output's, as JAX's `_jacrev_unravel` / `_jacfwd_unravel` give them.
+(`jacfwd`) and input cotangent (`jacrev`) has its primal's layout, each output tangent
+its output's (`like_primals`), tangents and cotangents keep their shapes through the
+`scan` (a laid-out value is never flattened), and the blocks are split only along the
+basis axis, which is unsharded: a `jacrev` block is laid out along its input's
+dimensions, a `jacfwd` block along its output's, as JAX's `_jacrev_unravel` /
+`_jacfwd_unravel` give them.
 """
 from __future__ import annotations
 
