@@ -1,6 +1,14 @@
 """The Jacobians: `jacfwd` (one JVP per input element, a `scan` over the basis),
 `jacrev` (one VJP per output element) and `hessian` (`jacfwd` of `jacrev`), each a
 `_Transformed` (`ad_base`): staged where it is called, compiled when called eagerly.
+
+On arrays laid out over Explicit mesh axes the Jacobian is typed as JAX's: each seed
+(`jacfwd`) and input cotangent (`jacrev`) has its primal's layout, each output tangent
+its output's (`like_primals`), tangents and cotangents keep their shapes through the
+`scan` (a laid-out value is never flattened), and the blocks are split only along the
+basis axis, which is unsharded: a `jacrev` block is laid out along its input's
+dimensions, a `jacfwd` block along its output's, as JAX's `_jacrev_unravel` /
+`_jacfwd_unravel` give them.
 """
 from __future__ import annotations
 
@@ -10,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import core, dtypes, tree_util
+from . import core, dtypes, sharding_impls as shd, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
@@ -18,6 +26,7 @@ from .ad_dtypes import (
     check_fwd_input as _check_fwd_input,
     check_inputs as _check_inputs)
 from .primitives.scan import scan_raw
+from .codegen.explicit import layouts_of, like_primals, staging_nested
 from .transforms import ad
 from .transforms.ad import cleanup, differentiable, inline
 from .ad_base import (_Transformed, _argnums_tuple, _close_over, _leaf_ranges,
@@ -26,8 +35,15 @@ from .ad_base import (_Transformed, _argnums_tuple, _close_over, _leaf_ranges,
 __all__ = ["jacfwd", "jacrev", "hessian"]
 
 
-def _zeros(shape, dtype):
-    return ad.zeros_like_aval(core.ShapedArray(shape, dtype))
+def _zeros(shape, dtype, layout=None):
+    """A Jacobian block of zeros; given the `layout` of its leading dimensions (its
+    output's), laid out so, the others unsharded, as JAX's."""
+    z = ad.zeros_like_aval(core.ShapedArray(shape, dtype))
+    if layout is None:
+        return z
+    spec = tuple(layout.spec._normalized(len(shape)))
+    return like_primals([z], [shd.NamedSharding(layout.mesh, layout.spec.update(
+        partitions=spec))])[0]
 
 
 
@@ -90,12 +106,20 @@ class _Jac(_Transformed):
         def basis(n):
             return np.eye(n, dtype=dt)
 
+        # each seed (jacfwd) and cotangent (jacrev) has its primal's type, as JAX's:
+        # laid out over an Explicit mesh as its input is
+        layouts = layouts_of(leaves)
+        seed_layouts = [layouts[j] for j in diff_idx]
+
         if self.mode == "fwd":
             jv, out_nz = ad.jvp_jaxpr(closed, mask, instantiate=True)
             jv = cleanup(jv)
             nz_k = [o for o in range(k) if out_nz[o]]
 
             def f(*xs):
+                prim = inline(closed, list(xs))
+                out_layouts = layouts_of(prim[:k])    # (a tangent has its output's type)
+
                 def step(c, e):
                     ts, off = [], 0
                     for j, s in zip(diff_idx, sizes):
@@ -103,24 +127,26 @@ class _Jac(_Transformed):
                         ts.append(lax.convert_element_type(
                             lax.reshape(piece, in_avals[j].shape), in_avals[j].dtype))
                         off += s
-                    outs = inline(jv, list(xs) + ts)
-                    touts = outs[n_out_all:n_out_all + len(nz_k)]  # nonzero ones only
-                    return c, [lax.reshape(t, (out_avals[o].size,)) for t, o in zip(touts, nz_k)]
+                    outs = inline(jv, list(xs) + like_primals(ts, seed_layouts))
+                    return c, like_primals(outs[n_out_all:n_out_all + len(nz_k)],  # nonzero
+                                           [out_layouts[o] for o in nz_k])          # ones only
                 _, cols = scan_raw(step, (), core.current_builder().const_tracer(basis(n_in))
                                    if n_in else np.zeros((0, 0), dt))
-                prim = inline(jv, list(xs) + [ad.zeros_like_aval(in_avals[j]) for j in diff_idx])
-                # cols[o]: (n_in, out_size) -> jac[o][i]: out_shape + in_shape; an
-                # integer output's entries are zeros of its dtype, as JAX gives
+                # cols[o]: (n_in, *out_shape) -> jac[o][i]: out_shape + in_shape, split
+                # along the last, unlaid-out axis; an integer output's entries are zeros
+                # of its dtype, as JAX gives
                 jac, cols = [], iter(cols)
                 for o, a in enumerate(out_avals):
                     if o not in nz_k:
-                        jac.append([_zeros(a.shape + in_avals[j].shape, a.dtype)
-                                    for j in diff_idx])
+                        jac.append([_zeros(a.shape + in_avals[j].shape, a.dtype,
+                                           out_layouts[o]) for j in diff_idx])
                         continue
-                    ct = lax.transpose(next(cols), (1, 0)) if n_in else next(cols)
+                    ct = next(cols)
+                    if a.ndim:
+                        ct = lax.transpose(ct, (*range(1, a.ndim + 1), 0))
                     row, off = [], 0
                     for j, s in zip(diff_idx, sizes):
-                        piece = lax.slice(ct, (0, off), (a.size, off + s))
+                        piece = lax.slice(ct, (0,) * a.ndim + (off,), a.shape + (off + s,))
                         row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape), a))
                         off += s
                     jac.append(row)
@@ -143,7 +169,7 @@ class _Jac(_Transformed):
                         cts.append(lax.convert_element_type(lax.reshape(piece, a.shape), a.dtype))
                         off += a.size
                     g = inline(bwd, list(res) + cts)
-                    return c, [lax.reshape(x, (in_avals[j].size,)) for x, j in zip(g, ddiff)]
+                    return c, like_primals(g, [layouts[j] for j in ddiff])
                 n_ct = sum(out_avals[i].size for i in nz_k)
                 _, rows = scan_raw(step, (), core.current_builder().const_tracer(basis(n_ct)))
                 jac = []
@@ -157,8 +183,10 @@ class _Jac(_Transformed):
                                 row.append(_zeros(a.shape + in_avals[j].shape,
                                                   in_avals[j].dtype))
                                 continue
-                            piece = lax.slice(r_of[j], (off, 0), (off + a.size, in_avals[j].size))
-                            row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape),
+                            shape = in_avals[j].shape
+                            piece = lax.slice(r_of[j], (off,) + (0,) * len(shape),
+                                              (off + a.size,) + shape)
+                            row.append(_weak_as(lax.reshape(piece, a.shape + shape),
                                                 in_avals[j]))
                     else:
                         row = [_zeros(a.shape + in_avals[j].shape, in_avals[j].dtype)
@@ -166,7 +194,8 @@ class _Jac(_Transformed):
                     jac.append(row)
                 return prim + [x for row in jac for x in row]
 
-        fj = cleanup(core.stage(f, in_avals))
+        with staging_nested(leaves):    # (the types `like_primals` reads inside)
+            fj = cleanup(core.stage(f, in_avals))
         outs = inline(fj, leaves)
         prim, jflat = outs[:n_out_all], outs[n_out_all:]
         it = iter(jflat)
