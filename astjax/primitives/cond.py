@@ -168,8 +168,13 @@ def _cond_partial_eval(tx, eqn, in_uk):
             outs = tx.inline(k, args)
             res = outs[len(outs) - nres:]
             out = list(outs[:n_known_out])
+            from .untyped_made import staging_untyped   # (a later family)
             for j, avs in enumerate(res_avals):
-                out += res if j == i else [zeros_like_aval(a) for a in avs]
+                if j == i:
+                    out += res
+                    continue
+                with staging_untyped():   # another branch's residual slots: typed as the
+                    out += [zeros_like_aval(a) for a in avs]   # residuals they stand for
             return out
         return core.stage(fn, k_avals)
 
