@@ -23,8 +23,8 @@ from .faddeeva import wofz
 from .hypergeometric import hyp1f1, hyp2f1
 from .recurrences import bessel_jn, sph_harm_y
 from .trig_integrals import fresnel, sici
-from .gamma_zeta import (bernoulli, beta, comb, gamma, gammasgn, i0, i0e, i1, i1e, loggamma,
-                         polygamma, zeta)
+from .gamma_zeta import (bernoulli, beta, betaln, comb, gamma, gammasgn, i0, i0e, i1, i1e,
+                         loggamma, polygamma, zeta)
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
            "xlogy", "xlog1py", "log_softmax", "softmax", "ndtr", "ndtri", "log_ndtr",
@@ -247,19 +247,6 @@ def _log_ndtr_jvp(series_order, primals, tangents):
 
 
 _log_ndtr.defjvp(_log_ndtr_jvp)
-
-
-def betaln(a, b):
-    """Elementwise log of the beta function, `gammaln(a) + gammaln(b) - gammaln(a + b)`.
-
-    Args:
-        a, b: arrays or scalars, broadcast together.
-
-    Returns:
-        An array of the broadcast shape, of a floating dtype.
-    """
-    a, b = promote_args_inexact("betaln", a, b)
-    return _uf.subtract(_uf.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(_uf.add(a, b)))
 
 
 def factorial(n, exact=False):

@@ -1,0 +1,45 @@
+"""Differences the API fuzzer found on the merged main (seeds 48312, 48907 and the fresh
+49150..51150), each pinned with JAX 0.10.2's answer (or, where JAX's is documented as
+wrong in docs/coming_from_jax.md, SciPy's) written out: no JAX needed to run them."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.scipy import special
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit])
+def test_betaln_of_a_large_argument_keeps_its_digits(wrap):
+    # betaln(1, 1e6) is -log(1e6); gammaln(1e6) - gammaln(1e6 + 1) in float32 lost every
+    # digit after the point (-13.0); JAX (and now astjax) use Stirling's series there
+    got = wrap(special.betaln)(np.float32([1.0, 0.5, 1e-3]), np.float32([1e6, 100.0, 1e4]))
+    np.testing.assert_allclose(np.asarray(got), [-13.81551, -1.7289703, 6.897968], rtol=2e-6)
+    np.testing.assert_allclose(np.asarray(special.beta(1.0, 1e6)), 1.0000008e-06, rtol=1e-6)
+
+
+def test_betaln_float64_is_scipys_where_jax_drifts():
+    # JAX 0.10.2's series sums powers of a/(a+b) where SciPy's algdiv sums powers of
+    # b/(a+b): JAX's betaln(4, 8) is -7.185385818795683, 1.2e-6 off SciPy's
+    with astjax.enable_x64():
+        got = special.betaln(np.array([4.0, 0.5, -3.5]), np.array([8.0, 20.0, 9.0]))
+        np.testing.assert_allclose(
+            np.asarray(got), [-7.1853870155804165, -0.9192518444066039, 5.3377822501334915],
+            rtol=1e-14)
+
+
+def test_betaln_gradient_is_finite_off_the_poles():
+    # JAX 0.10.2's gradient is NaN wherever a + b < 0 (its unselected large-argument
+    # branch takes log1p(a/b) < -1); the derivative is digamma(a) - digamma(a + b)
+    g = astjax.grad(special.betaln, (0, 1))(-0.28, -0.5)
+    np.testing.assert_allclose(np.asarray(g), [5.934219533, 3.563876937], rtol=1e-5)
+
+
+def test_betaln_gradient_at_a_pole_is_nan_as_jax():
+    # seed 48907: the sum has terms at b = 0 and b = -1, poles of gamma(b), so the loss is
+    # +inf and JAX's gradient is NaN; astjax gave the finite 18.84
+    a = np.array(-0.28076171875, np.float16)
+    b = np.array([[[0.0, -1.0, -1.0]], [[0.5, -0.5, 0.5]]], np.float16)
+    with astjax.enable_x64():
+        g = astjax.grad(lambda x: jnp.sum(special.betaln(x, b)))(a)
+    assert g.dtype == np.float16 and np.isnan(np.asarray(g))
