@@ -43,3 +43,23 @@ def test_betaln_gradient_at_a_pole_is_nan_as_jax():
     with astjax.enable_x64():
         g = astjax.grad(lambda x: jnp.sum(special.betaln(x, b)))(a)
     assert g.dtype == np.float16 and np.isnan(np.asarray(g))
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit, astjax.vmap])
+def test_select_n_index_out_of_range_takes_the_nearest_case(wrap):
+    # seed 49273: JAX lowers select_n to a tree of `which < mid` selects, so a negative
+    # index takes cases[0] and a large one the last; astjax's chain of `which == i`
+    # selects gave the last case for a negative index
+    which = np.array([-5, -1, 0, 1, 2, 3, 7], np.int32)
+    cases = [np.full(7, float(i)) for i in range(3)]
+    got = wrap(lambda w, *c: astjax.lax.select_n(w, *c))(which, *cases)
+    np.testing.assert_array_equal(np.asarray(got), [0, 0, 0, 1, 2, 2, 2])
+    u = np.array([0, 1, 2, 200, 255, 3, 7], np.uint8)
+    got = wrap(lambda w, *c: astjax.lax.select_n(w, *c))(u, *cases, cases[0] + 3, cases[0] + 4)
+    np.testing.assert_array_equal(np.asarray(got), [0, 1, 2, 4, 4, 3, 4])
+
+
+def test_select_n_gradient_skips_an_index_out_of_range():
+    # JAX's transpose sends a case's cotangent where which == i only: none out of range
+    loss = lambda c: jnp.sum(astjax.lax.select_n(np.array([-1, 0, 9, 1]), c, c * 2, c * 3))
+    np.testing.assert_array_equal(np.asarray(astjax.grad(loss)(np.ones(4))), [0, 1, 0, 2])
