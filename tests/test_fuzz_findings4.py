@@ -63,3 +63,22 @@ def test_select_n_gradient_skips_an_index_out_of_range():
     # JAX's transpose sends a case's cotangent where which == i only: none out of range
     loss = lambda c: jnp.sum(astjax.lax.select_n(np.array([-1, 0, 9, 1]), c, c * 2, c * 3))
     np.testing.assert_array_equal(np.asarray(astjax.grad(loss)(np.ones(4))), [0, 1, 0, 2])
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit, astjax.vmap])
+def test_slogdet_small_sign_is_lax_sign(wrap):
+    # seed 49247: JAX's 1x1 / 2x2 slogdet takes sign(det), nan + 0j for inf + 0.77j;
+    # astjax divided det by |det| (nan + nanj)
+    a = np.array([[[-1.1894574 - 0.0246929j]], [[np.inf + 0.7710006j]]], np.complex64)
+    sign, logdet = wrap(jnp.linalg.slogdet)(a)
+    sign = np.asarray(sign)
+    np.testing.assert_allclose(sign[0], -0.99978465 - 0.02075535j, rtol=1e-6)
+    assert np.isnan(sign[1].real) and sign[1].imag == 0 and np.asarray(logdet)[1] == np.inf
+
+
+def test_slogdet_small_complex_jvp_as_jax():
+    # the sign's tangent is i Im(trace(a^-1 da)) sign (JAX's closed-form rule)
+    a = np.array([[1 + 2j, 3 - 1j], [0.5j, 2 + 0j]], np.complex64)
+    _, (dsign, dlog) = astjax.jvp(jnp.linalg.slogdet, (a,), (np.ones_like(a),))
+    np.testing.assert_allclose(np.asarray(dsign), -0.3783057 + 0.22698343j, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(dlog), 0.7352941, rtol=1e-6)
