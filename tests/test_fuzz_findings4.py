@@ -82,3 +82,21 @@ def test_slogdet_small_complex_jvp_as_jax():
     _, (dsign, dlog) = astjax.jvp(jnp.linalg.slogdet, (a,), (np.ones_like(a),))
     np.testing.assert_allclose(np.asarray(dsign), -0.3783057 + 0.22698343j, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(dlog), 0.7352941, rtol=1e-6)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit])
+def test_complex_max_min_with_nan_select_as_jax(wrap):
+    # seed 49961: JAX's complex max / min is select(x beyond y, x, y): maximum(nan, -0.357j)
+    # is -0.357j, maximum(-0.357j, nan) NaN; astjax let a NaN x win. Reductions and
+    # cumulative ones use the same select (JAX: max([nan, -0.357j, 1+1j]) = 1+1j)
+    n, z, o = complex(np.nan, 0), -0.357j, 1 + 1j
+    x = np.array([n, z, complex(1, np.nan), o], np.complex64)
+    y = np.array([z, n, o, complex(1, np.nan)], np.complex64)
+    for f in (jnp.maximum, jnp.minimum):
+        got = np.asarray(wrap(f)(x, y))
+        assert got[0] == z and np.isnan(got[1].real) and got[2] == o and np.isnan(got[3].imag)
+    a = np.array([n, z, o], np.complex64)
+    assert np.asarray(wrap(jnp.max)(a)) == o and np.asarray(wrap(jnp.min)(a)) == z
+    got = np.asarray(wrap(astjax.lax.cummax)(np.array([n, z, o, complex(np.nan, 1), 2j, 0j],
+                                                     np.complex64)))
+    assert np.isnan(got[0]) and list(got[1:3]) == [z, o] and list(got[4:]) == [2j, 2j]
