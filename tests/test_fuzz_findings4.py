@@ -100,3 +100,19 @@ def test_complex_max_min_with_nan_select_as_jax(wrap):
     got = np.asarray(wrap(astjax.lax.cummax)(np.array([n, z, o, complex(np.nan, 1), 2j, 0j],
                                                      np.complex64)))
     assert np.isnan(got[0]) and list(got[1:3]) == [z, o] and list(got[4:]) == [2j, 2j]
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit])
+@pytest.mark.parametrize("name", ["quantile", "nanquantile", "percentile", "nanpercentile"])
+def test_quantile_of_an_empty_axis_raises_as_jax(wrap, name):
+    # seed 60184: JAX raises (TypeError; IndexError for the NaN-skipping forms) where the
+    # reduced axis is empty and there are results to fill; astjax gave 0.0 (or NaN)
+    f = getattr(jnp, name)
+    for shape, axis in [((0,), None), ((2, 0), -1), ((0, 3), 0)]:
+        with pytest.raises((TypeError, IndexError)) as e:
+            wrap(lambda x: f(x, 0.5, axis=axis))(np.zeros(shape, np.float32))
+        assert isinstance(e.value, TypeError) and isinstance(e.value, IndexError)
+    with pytest.raises(TypeError):
+        wrap(lambda x: jnp.median(x, axis=-1))(np.zeros((2, 0), np.float32))
+    # nothing to fill: an empty result, as JAX
+    assert wrap(lambda x: f(x, 0.5, axis=0))(np.zeros((3, 0), np.float32)).shape == (0,)
