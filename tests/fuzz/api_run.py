@@ -316,14 +316,20 @@ def main(argv=None):
     p.add_argument("--seeds", default="0:200", help="A:B, a range of seeds")
     p.add_argument("--out", default=None, help="JSON lines file for mismatches (appended)")
     p.add_argument("--show", type=int, default=None, help="one seed: print both results")
+    p.add_argument("--new-names", action="store_true",
+                   help="only the seeds drawing a name of api_gen_names' table (seeds >= 60000)")
     a = p.parse_args(argv)
     if a.show is not None:
         show(a.show)
         return
     lo, hi = (int(s) for s in a.seeds.split(":"))
+    seeds = range(lo, hi)
+    if a.new_names:
+        from fuzz.api_gen_names import NAMES
+        seeds = [s for s in seeds if generate(s)["fn"] in NAMES]
     t = time.time()
     with open(a.out, "a") if a.out else open(os.devnull, "w") as f:
-        n, cats, records = fuzz(range(lo, hi), f)
+        n, cats, records = fuzz(seeds, f)
     print(f"{n} calls in {time.time() - t:.0f}s; mismatches: {dict(cats) or 'none'}")
     by = collections.Counter((r["category"], r["fn"]) for r in records)
     # (categories "documented: ...": expected differences, no records)
