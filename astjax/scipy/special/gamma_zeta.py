@@ -126,14 +126,14 @@ def betaln(a, b):
     Stirling's series (SciPy's `algdiv`), so `betaln(1, 1e6)` keeps its digits.
 
     Args:
-        a, b: real arrays or scalars, broadcast together.
+        a, b: the two real parameters (arrays or scalars; they broadcast).
 
     Returns:
-        An array of the broadcast shape, of a floating dtype.
+        The log-beta values, in the parameters' common floating dtype.
 
     Example:
-        >>> import astjax.scipy.special as sp
-        >>> sp.betaln(1.0, 1e6)
+        >>> from astjax.scipy.special import betaln
+        >>> betaln(1.0, 1e6)
         Array(-13.815511, dtype=float32, weak_type=True)
     """
     a, b = _inexact("betaln", a, b)
