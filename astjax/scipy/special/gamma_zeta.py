@@ -134,7 +134,7 @@ def betaln(a, b):
     Example:
         >>> from astjax.scipy.special import betaln
         >>> betaln(1.0, 1e6)
-        Array(-13.815511, dtype=float32, weak_type=True)
+        Array(-13.81551, dtype=float32, weak_type=True)
     """
     a, b = _inexact("betaln", a, b)
     lo, hi = jnp.minimum(a, b), jnp.maximum(a, b)
