@@ -116,3 +116,18 @@ def test_quantile_of_an_empty_axis_raises_as_jax(wrap, name):
         wrap(lambda x: jnp.median(x, axis=-1))(np.zeros((2, 0), np.float32))
     # nothing to fill: an empty result, as JAX
     assert wrap(lambda x: f(x, 0.5, axis=0))(np.zeros((3, 0), np.float32)).shape == (0,)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.vmap])
+def test_multigammaln_and_logmeanexp_keep_a_half_precision_dtype(wrap):
+    # seeds 60428 / 61062: a float64 NumPy constant (log(pi), log(n)) promoted float16 /
+    # bfloat16 to float32 (float64 with x64 on); JAX computes in the operand's dtype
+    x = np.array([[40.3, 1.7], [3.3, 2.5]], np.float16)
+    got = wrap(lambda a: special.multigammaln(a, 3))(x)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(np.asarray(got)[0], np.array([319.8, 1.796], np.float16))
+    bf = np.array([[1.0, 2.5, -1.0], [0.0, 0.0, 0.0]], jnp.bfloat16)
+    with astjax.enable_x64():
+        got = wrap(lambda v: astjax.nn.logmeanexp(v, axis=-1))(bf)
+    assert got.dtype == jnp.bfloat16
+    assert float(np.asarray(got)[0]) == 1.6171875    # JAX's bfloat16 1.61719

@@ -326,10 +326,15 @@ def multigammaln(a, d):
     """
     d = int(d)
     [a] = promote_args_inexact("multigammaln", a)
-    out = _uf.multiply(d * (d - 1) / 4.0, np.log(np.pi))
-    for j in range(d):
-        out = _uf.add(out, lax.lgamma(_uf.subtract(a, j / 2.0)))
-    return out
+    dt = core.get_aval(a).dtype
+
+    def c(v):   # (every term in a's dtype, as JAX's: float16 stays float16)
+        return lax.full((), v, dt)
+    constant = _uf.multiply(_uf.multiply(_uf.multiply(c(0.25), c(d)), c(d - 1)),
+                            lax.log(c(np.pi)))
+    halves = _uf.true_divide(jnp.arange(d, dtype=dt), c(2))
+    terms = lax.lgamma(_uf.subtract(jnp.expand_dims(a, -1), halves))
+    return _uf.add(jnp.sum(terms, axis=-1), constant)
 
 
 def boxcox(x, lmbda):
