@@ -222,10 +222,13 @@ def _betaln_differs(call):
     >= 8; a negative min(a, b) there) or its gradient NaN (a + b < 0)."""
     if call["fn"] not in ("special.betaln", "special.beta") or len(call["args"]) != 2:
         return False
-    a, b = (np.asarray(decode(v)) for v in call["args"])
-    if a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
+    if any(np.iscomplexobj(decode(v)) for v in call["args"]):
         return False
-    a, b = np.broadcast_arrays(a.astype(np.float64), b.astype(np.float64))
+    try:   # (bfloat16 is NumPy kind "V")
+        a, b = (np.asarray(decode(v), np.float64) for v in call["args"])
+    except (TypeError, ValueError):
+        return False
+    a, b = np.broadcast_arrays(a, b)
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     with np.errstate(invalid="ignore"):
         big = (hi >= 8) & np.isfinite(hi)
