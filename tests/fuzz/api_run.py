@@ -269,6 +269,12 @@ def documented(call, got, want=None):
     return None
 
 
+# seeds whose call never returns in JAX 0.10.2 (not run): 50146, expi of an array holding
+# both a tiny negative and another negative value (`expi(float32([-1e-30, -0.33]))`; its
+# negative-argument loop does not end; astjax: [-68.500336, -0.8361011], SciPy's)
+JAX_HANGS = {50146}
+
+
 def fuzz(seeds, out=None, log=sys.stdout):
     """Runs `seeds`; returns (calls, Counter of categories, list of mismatch records)."""
     import astjax
@@ -278,6 +284,9 @@ def fuzz(seeds, out=None, log=sys.stdout):
     records = []
     n = 0
     for seed in seeds:
+        if seed in JAX_HANGS:
+            cats["documented: JAX 0.10.2 does not return"] += 1
+            continue
         call = generate(seed)
         want = summarize(jx, call)
         got = summarize(ax, call)
