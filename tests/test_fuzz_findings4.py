@@ -131,3 +131,14 @@ def test_multigammaln_and_logmeanexp_keep_a_half_precision_dtype(wrap):
         got = wrap(lambda v: astjax.nn.logmeanexp(v, axis=-1))(bf)
     assert got.dtype == jnp.bfloat16
     assert float(np.asarray(got)[0]) == 1.6171875    # JAX's bfloat16 1.61719
+
+
+def test_identity_transpose_and_broadcast_convert_a_numpy_operand():
+    # seed 50678: lax.transpose by the identity returned a NumPy int64 operand as it is
+    # (int64 with x64 off); JAX returns only its own Array unchanged, and converts a
+    # NumPy one (int32). lax.broadcast_in_dim to the same shape alike
+    x = np.array([1, -7, -6, -5], np.int64)
+    got = astjax.lax.transpose(x, (0,))
+    assert isinstance(got, astjax.Array) and got.dtype == np.int32
+    got = astjax.lax.broadcast_in_dim(np.ones(3, np.float64), (3,), (0,))
+    assert isinstance(got, astjax.Array) and got.dtype == np.float32
