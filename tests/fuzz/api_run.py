@@ -271,8 +271,9 @@ def documented(call, got, want=None):
 
 # seeds whose call never returns in JAX 0.10.2 (not run): 50146, expi of an array holding
 # both a tiny negative and another negative value (`expi(float32([-1e-30, -0.33]))`; its
-# negative-argument loop does not end; astjax: [-68.500336, -0.8361011], SciPy's)
-JAX_HANGS = {50146}
+# negative-argument loop does not end; astjax: [-68.500336, -0.8361011], SciPy's); 61168,
+# expn(2**31 - 1, x) (its recurrence counts to n)
+JAX_HANGS = {50146, 61168}
 
 
 def fuzz(seeds, out=None, log=sys.stdout):
