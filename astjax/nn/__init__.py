@@ -526,7 +526,8 @@ def logmeanexp(x: ArrayLike, axis: int | Sequence[int] | None = None,
     if where is None:
         xa = core.get_aval(x)
         n = int(np.prod([xa.shape[a] for a in _axes(x, axis)], dtype=np.int64))
-        return _uf.subtract(lse, np.log(float(n)))
+        # (log n in the result's dtype, as JAX's: bfloat16 stays bfloat16)
+        return _uf.subtract(lse, _uf.log(lax.full((), n, core.get_aval(lse).dtype)))
     n = jnp.sum(jnp.broadcast_to(where, core.get_aval(x).shape), axis=axis, keepdims=keepdims,
                 dtype=core.get_aval(x).dtype)
     return _uf.subtract(lse, _uf.log(n))

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentValueError, NotImplementedInAstjaxError, ShapeValueError
+from ..errors import (ArgumentIndexError, ArgumentValueError, NotImplementedInAstjaxError,
+                      ShapeValueError)
 from . import ufuncs as uf
 from .reductions import any as _any, sum as _sum
 from .sorting import cumsum
@@ -21,6 +22,12 @@ from .util import canonicalize_axes, library_jit, with_out_sharding
 __all__ = ["quantile", "nanquantile", "percentile", "nanpercentile", "median", "nanmedian"]
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
+
+
+class EmptyQuantileAxisError(ArgumentIndexError, TypeError):
+    """A quantile / median over an empty axis with results to fill: JAX 0.10.2 raises
+    (its rank gather's TypeError, an IndexError for the NaN-skipping forms), as NumPy's
+    `quantile` (an IndexError)."""
 
 
 def _dt(x):
@@ -137,6 +144,10 @@ def _quantile(a, q, weights, axis, method, keepdims, squash_nans, name, percent=
     keep_shape = tuple(1 if i in axes else d for i, d in enumerate(av.shape))
     a = _to_last(a, axes)
     batch, n = core.get_aval(a).shape[:-1], core.get_aval(a).shape[-1]
+    if n == 0 and int(np.prod(batch)) != 0:
+        raise EmptyQuantileAxisError(f"{name}: the quantile of an empty axis is undefined "
+                                     f"(operand shape {av.shape}, axes {axes})",
+                                     hint="reduce a non-empty axis")
     dt = _dt(a)
     nan = np.asarray(np.nan, dt)[()]
     nan_a = uf.isnan(a)

@@ -22,7 +22,7 @@ from .base import (ANY, NUMBER, REAL, as_operand, bcast_operand, binary_shape, b
                    defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
                    match_scalars, numeric, sum_tangents, tangent_aval, unbcast_operand, unop,
                    weak_const)
-from .comparisons import eq, ge, minmax_values, ordered_gt, ordered_lt
+from .comparisons import eq, ge, lexicographic_minmax, minmax_values, ordered_gt, ordered_lt
 
 Zero = core.Zero
 is_undefined = core.is_undefined
@@ -448,7 +448,7 @@ def _minmax_coef(pick_gt):
     return coef_x, coef_y
 
 
-max_p = binop("max", np.maximum, _minmax_lowering("stablehlo.maximum"), ANY)
+max_p = binop("max", lexicographic_minmax(np.maximum, True), _minmax_lowering("stablehlo.maximum"), ANY)
 defjvp(max_p, *_minmax_coef(True))
 
 
@@ -457,7 +457,7 @@ def max(x, y):  # noqa: A001
     return max_p.bind(*match_scalars(x, y))
 
 
-min_p = binop("min", np.minimum, _minmax_lowering("stablehlo.minimum"), ANY)
+min_p = binop("min", lexicographic_minmax(np.minimum, False), _minmax_lowering("stablehlo.minimum"), ANY)
 defjvp(min_p, *_minmax_coef(False))
 
 

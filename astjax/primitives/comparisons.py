@@ -71,16 +71,27 @@ _MINMAX_DIRECTION = {"stablehlo.maximum": "GT", "stablehlo.minimum": "LT"}
 
 def minmax_values(ctx, hlo, x, y, aval):
     """`hlo` (stablehlo.maximum/minimum) of x and y of type `aval`; complex values
-    compare lexicographically and a NaN operand wins, as JAX's min/max and its
-    reductions (StableHLO's own complex maximum does not order that way)."""
+    compare lexicographically (StableHLO's own complex maximum does not order that
+    way), JAX's select for `lax.max` / `lax.min` and their reductions: y unless x is
+    strictly beyond it, so `max(nan, -0.36j)` is -0.36j and `max(-0.36j, nan)` NaN."""
     if not dtypes.issubdtype(aval.dtype, np.complexfloating):
         return ctx.op1(hlo, [x, y], aval)
-    b = aval.update(dtype=dtypes.bool_)
     pick = complex_order_lowering(ctx, x, y, _MINMAX_DIRECTION[hlo], aval)
-    xnan = ctx.op1("stablehlo.compare", [x, x], b, attrs={
-        "comparison_direction": "#stablehlo<comparison_direction NE>",
-        "compare_type": "#stablehlo<comparison_type FLOAT>"})
-    return ctx.op1("stablehlo.select", [ctx.op1("stablehlo.or", [pick, xnan], b), x, y], aval)
+    return ctx.op1("stablehlo.select", [pick, x, y], aval)
+
+
+def lexicographic_minmax(np_fn, pick_gt):
+    """The NumPy reference of `lax.max` (`pick_gt`) / `lax.min`: `np_fn` for real values,
+    complex ones as `minmax_values` (no NaN propagation)."""
+    def f(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        if x.dtype.kind != "c":
+            return np_fn(x, y)
+        beyond = np.greater if pick_gt else np.less
+        with np.errstate(invalid="ignore"):
+            pick = beyond(x.real, y.real) | ((x.real == y.real) & beyond(x.imag, y.imag))
+        return np.where(pick, x, y)
+    return f
 
 
 def compare_lowering(direction, total_order=False):

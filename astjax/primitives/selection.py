@@ -40,6 +40,8 @@ def _select_n_impl(which, *cases):
     which = np.asarray(which)
     if which.dtype == np.bool_:
         which = which.astype(np.int32)
+    # (an index out of range takes the nearest case, as the lowering's comparison tree)
+    which = np.clip(which, 0, len(cases) - 1)
     return np.choose(np.broadcast_to(which, np.shape(cases[0])), [np.asarray(c) for c in cases])
 
 
@@ -53,15 +55,19 @@ def _select_n_lowering(ctx, which, *cases):
         if wa.shape == () and out.shape:
             pred = which  # stablehlo.select accepts a scalar predicate
         return ctx.op1("stablehlo.select", [pred, cases[1], cases[0]])
-    # integer index: a chain of selects, comparing against each case index
-    result = cases[-1]
-    for i in range(len(cases) - 2, -1, -1):
-        k = ctx.constant(i, wa.update(shape=()))
-        k = ctx.broadcast(k, wa.update(shape=()), wa)
-        is_i = ctx.op1("stablehlo.compare", [which, k], wa.update(dtype=dtypes.bool_),
-                       attrs={"comparison_direction": "#stablehlo<comparison_direction EQ>"})
-        result = ctx.op1("stablehlo.select", [is_i, cases[i], result])
-    return result
+    # integer index: a tree of `which < mid` selects, so an index out of range takes the
+    # nearest case (a negative one cases[0], a large one the last), as JAX's lowering
+    bool_aval = wa.update(dtype=dtypes.bool_)
+
+    def tree(lo, hi):
+        if hi - lo == 1:
+            return cases[lo]
+        mid = (lo + hi) // 2
+        k = ctx.broadcast(ctx.constant(mid, wa.update(shape=())), wa.update(shape=()), wa)
+        below = ctx.op1("stablehlo.compare", [which, k], bool_aval,
+                        attrs={"comparison_direction": "#stablehlo<comparison_direction LT>"})
+        return ctx.op1("stablehlo.select", [below, tree(lo, mid), tree(mid, hi)])
+    return tree(0, len(cases))
 
 
 register(select_n_p, impl=_select_n_impl, abstract_eval=_select_n_ae,
@@ -85,11 +91,16 @@ def _select_transpose(ct, which, *cases):
     zeros = full_like(ct, 0)
     out = [None]
     for i, c in enumerate(cases):
-        if core.is_undefined(c):
+        if not core.is_undefined(c):
+            out.append(None)
+        elif which.aval.dtype == dtypes.bool_:
             out.append(bind(select_n_p, which, *[ct if j == i else zeros
                                                  for j in range(len(cases))]))
         else:
-            out.append(None)
+            # (only where which == i, as JAX: an index out of range passes no cotangent,
+            # though the forward selection takes the nearest case there)
+            is_i = bind(ew.eq_p, which, full_like(which, i))
+            out.append(bind(select_n_p, is_i, zeros, ct))
     return out
 
 

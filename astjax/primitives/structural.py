@@ -140,6 +140,11 @@ register(convert_element_type_p, jvp=_convert_jvp, transpose=_convert_transpose,
 defvectorized(convert_element_type_p)
 
 
+# values a transformation may see that are not arrays of ours: an identity shortcut
+# converts them (JAX returns only its own Array as it is)
+_HOST_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
+
+
 def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_cast=True):
     """`lax.convert_element_type`: x as `new_dtype` (a constant scalar converts now);
     complex to real keeps the real part, as JAX's (`dtypes.complex_to_real`)."""
@@ -255,9 +260,9 @@ def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     `out_sharding` lays the result out (see `out_layout`)."""
     shape = shape_poly.canonical_shape(shape)
     s = None if out_sharding is None else out_layout(out_sharding, "broadcast_in_dim")
-    if (s is None and _aval(x).shape == shape
+    if (s is None and _aval(x).shape == shape and not isinstance(x, _HOST_VALUES)
             and tuple(broadcast_dimensions) == tuple(range(len(shape)))):
-        return x
+        return x   # (a NumPy operand is converted, canonical, as JAX's)
     return bind(broadcast_in_dim_p, x, shape=shape,
                 broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions), sharding=s)
 
@@ -307,9 +312,6 @@ def _reshape_source(gen, eqn):
 
 deflinear(reshape_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.aval.shape)])
 register(reshape_p, batch=_reshape_batch, source=_reshape_source)
-
-
-_HOST_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
 
 
 def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
@@ -417,8 +419,8 @@ register(transpose_p, batch=_transpose_batch, source=_transpose_source)
 def transpose(x, permutation):
     """`lax.transpose`: output axis i is operand axis permutation[i]."""
     permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(_aval(x).ndim)):
-        return x
+    if permutation == tuple(range(_aval(x).ndim)) and not isinstance(x, _HOST_VALUES):
+        return x   # (a NumPy operand is converted, canonical, as JAX's)
     return bind(transpose_p, x, permutation=permutation)
 
 # ---- squeeze / expand_dims --------------------------------------------------------

@@ -734,9 +734,10 @@ def generate(seed):
     """The call drawn from `seed` (deterministic)."""
     rng = np.random.default_rng(seed)
     table = TABLE
-    if seed >= 40000:   # the wider table (api_gen_more); older seeds draw as recorded
-        from .api_gen_more import WIDE
-        table = {**TABLE, **WIDE}
+    if seed >= 40000:   # the wider tables (api_gen_more, api_gen_names); older seeds draw
+        from .api_gen_more import WIDE   # as recorded
+        from .api_gen_names import FIRST_NAMES, NAMES
+        table = {**TABLE, **WIDE, **(NAMES if seed >= FIRST_NAMES else {})}
     fn = sorted(table)[rng.integers(len(table))]
     maker, diff = table[fn]
     modes = MODES if diff else MODES[:3]

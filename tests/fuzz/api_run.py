@@ -205,9 +205,44 @@ def compare(got, want):
     return out
 
 
-def documented(call, got):
+def _non_canonical_passthrough(call, got, want):
+    """JAX's vmap hands a NumPy input back unconverted when the function only passes it
+    on (jax-ml/jax#25745, an open bug): a 64-bit dtype with x64 off, astjax's canonical."""
+    if call["mode"] != "vmap" or call["x64"] or "leaves" not in got or "leaves" not in want:
+        return False
+    pairs = [(g["dtype"], w["dtype"]) for g, w in zip(got["leaves"], want["leaves"])
+             if g["dtype"] != w["dtype"]]
+    narrow = {"float64": "float32", "complex128": "complex64", "int64": "int32",
+              "uint64": "uint32"}
+    return bool(pairs) and all(narrow.get(w) == g for g, w in pairs)
+
+
+def _betaln_differs(call):
+    """`betaln` / `beta` where JAX 0.10.2's large-argument series is off (float64, max(a, b)
+    >= 8; a negative min(a, b) there) or its gradient NaN (a + b < 0)."""
+    if call["fn"] not in ("special.betaln", "special.beta") or len(call["args"]) != 2:
+        return False
+    if any(np.iscomplexobj(decode(v)) for v in call["args"]):
+        return False
+    try:   # (bfloat16 is NumPy kind "V")
+        a, b = (np.asarray(decode(v), np.float64) for v in call["args"])
+    except (TypeError, ValueError):
+        return False
+    a, b = np.broadcast_arrays(a, b)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    with np.errstate(invalid="ignore"):
+        big = (hi >= 8) & np.isfinite(hi)
+        return bool((big & (lo < 0)).any() or (call["x64"] and big.any())
+                    or (call["mode"] == "grad" and (a + b < 0).any()))
+
+
+def documented(call, got, want=None):
     """Why `call`'s difference from JAX is expected (docs/coming_from_jax.md), or None:
     the fuzzer still draws these calls and counts them apart from the mismatches."""
+    if want is not None and _non_canonical_passthrough(call, got, want):
+        return "vmap returns a NumPy input unconverted"
+    if _betaln_differs(call):
+        return "betaln's large-argument series"
     args = [decode(a) for a in call["args"]]
     if call["fn"] == "jnp.searchsorted" and args and np.ndim(args[0]) == 2 and any(
             (np.diff(row) < 0).any() for row in args[0]):
@@ -234,6 +269,13 @@ def documented(call, got):
     return None
 
 
+# seeds whose call never returns in JAX 0.10.2 (not run): 50146, expi of an array holding
+# both a tiny negative and another negative value (`expi(float32([-1e-30, -0.33]))`; its
+# negative-argument loop does not end; astjax: [-68.500336, -0.8361011], SciPy's); 61168,
+# expn(2**31 - 1, x) (its recurrence counts to n)
+JAX_HANGS = {50146, 61168}
+
+
 def fuzz(seeds, out=None, log=sys.stdout):
     """Runs `seeds`; returns (calls, Counter of categories, list of mismatch records)."""
     import astjax
@@ -243,13 +285,17 @@ def fuzz(seeds, out=None, log=sys.stdout):
     records = []
     n = 0
     for seed in seeds:
+        if seed in JAX_HANGS:
+            cats["documented: JAX 0.10.2 does not return"] += 1
+            continue
         call = generate(seed)
         want = summarize(jx, call)
         got = summarize(ax, call)
         n += 1
         diffs = compare(got, want)
-        if diffs and documented(call, got):
-            cats["documented: " + documented(call, got)] += 1
+        why = documented(call, got, want) if diffs else None
+        if why:
+            cats["documented: " + why] += 1
             continue
         for cat, detail in diffs:
             cats[cat] += 1
@@ -283,14 +329,20 @@ def main(argv=None):
     p.add_argument("--seeds", default="0:200", help="A:B, a range of seeds")
     p.add_argument("--out", default=None, help="JSON lines file for mismatches (appended)")
     p.add_argument("--show", type=int, default=None, help="one seed: print both results")
+    p.add_argument("--new-names", action="store_true",
+                   help="only the seeds drawing a name of api_gen_names' table (seeds >= 60000)")
     a = p.parse_args(argv)
     if a.show is not None:
         show(a.show)
         return
     lo, hi = (int(s) for s in a.seeds.split(":"))
+    seeds = range(lo, hi)
+    if a.new_names:
+        from fuzz.api_gen_names import NAMES
+        seeds = [s for s in seeds if generate(s)["fn"] in NAMES]
     t = time.time()
     with open(a.out, "a") if a.out else open(os.devnull, "w") as f:
-        n, cats, records = fuzz(range(lo, hi), f)
+        n, cats, records = fuzz(seeds, f)
     print(f"{n} calls in {time.time() - t:.0f}s; mismatches: {dict(cats) or 'none'}")
     by = collections.Counter((r["category"], r["fn"]) for r in records)
     # (categories "documented: ...": expected differences, no records)

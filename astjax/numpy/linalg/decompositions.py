@@ -232,16 +232,14 @@ def slogdet(a, *, method=None):
     if method == "qr":
         return SlogdetResult(*_slogdet_qr_d(a))
     if _shape(a)[-1] in (1, 2) and method != "qr":
-        d = _det_small(a)
-        ad = uf.abs(d)
-        if dtypes.issubdtype(_dt(a), np.complexfloating):
-            sign = where(uf.equal(ad, 0), np.asarray(0, _dt(a)),
-                         uf.true_divide(d, lax.convert_element_type(
-                             where(uf.equal(ad, 0), 1, ad), _dt(a))))
-        else:
-            sign = uf.sign(d)
-        return SlogdetResult(sign, uf.log(ad))
+        return SlogdetResult(*_slogdet_small_d(a))
     return SlogdetResult(*_slogdet_lu_d(a))
+
+
+def _slogdet_small(a):
+    # (`sign` of a complex determinant as JAX's: sign(inf + 0.77j) = nan + 0j)
+    d = _det_small(a)
+    return uf.sign(d), uf.log(uf.abs(d))
 
 
 def _trace(x):
@@ -257,17 +255,42 @@ def _slogdet_jvp(slogdet_fn):
         sign, logdet = slogdet_fn(a)
         # a^-1 da by lax ops (not `solve`'s own custom rule: this is the tangent side)
         lu, _, perm = lax.linalg.lu(a)
-        t = _trace(_lu_solve(lu, perm, da))
-        if dtypes.issubdtype(_dt(a), np.complexfloating):
-            re = uf.real(t)
-            return (sign, logdet), (uf.multiply(uf.subtract(t, lax.convert_element_type(
-                re, _dt(t))), sign), re)
-        return (sign, logdet), (lax.full_like(sign, 0), t)
+        return (sign, logdet), _slogdet_tangents(sign, _trace(_lu_solve(lu, perm, da)))
     return jvp
+
+
+def _slogdet_tangents(sign, t):
+    """(d sign, d log|det|) from t = trace(a^-1 da): 0 and t for real a, i Im(t) sign
+    and Re(t) for complex a."""
+    if dtypes.issubdtype(_dt(t), np.complexfloating):
+        re = uf.real(t)
+        return uf.multiply(uf.subtract(t, lax.convert_element_type(re, _dt(t))), sign), re
+    return lax.full_like(sign, 0), t
+
+
+def _slogdet_small_jvp(primals, tangents):
+    """The 1x1 and 2x2 closed forms' derivative, as JAX's: trace(a^-1 da) is da / a, or
+    the adjugate's product over det a."""
+    (a,), (da,) = primals, tangents
+    sign, logdet = _slogdet_small(a)
+
+    def e(x, i, j):
+        return x[..., i, j]
+    if _shape(a)[-1] == 1:
+        t = uf.true_divide(e(da, 0, 0), e(a, 0, 0))
+    else:
+        adj = uf.add(uf.subtract(uf.subtract(uf.multiply(e(da, 0, 0), e(a, 1, 1)),
+                                             uf.multiply(e(da, 0, 1), e(a, 1, 0))),
+                                 uf.multiply(e(da, 1, 0), e(a, 0, 1))),
+                     uf.multiply(e(da, 1, 1), e(a, 0, 0)))
+        t = uf.true_divide(adj, _det_small(a))
+    return (sign, logdet), _slogdet_tangents(sign, t)
 
 
 _slogdet_lu_d = custom_jvp(_slogdet_lu)
 _slogdet_lu_d.defjvp(_slogdet_jvp(_slogdet_lu))
+_slogdet_small_d = custom_jvp(_slogdet_small)
+_slogdet_small_d.defjvp(_slogdet_small_jvp)
 _slogdet_qr_d = custom_jvp(_slogdet_qr)
 _slogdet_qr_d.defjvp(_slogdet_jvp(_slogdet_qr))
 

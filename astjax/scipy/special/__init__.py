@@ -23,8 +23,8 @@ from .faddeeva import wofz
 from .hypergeometric import hyp1f1, hyp2f1
 from .recurrences import bessel_jn, sph_harm_y
 from .trig_integrals import fresnel, sici
-from .gamma_zeta import (bernoulli, beta, comb, gamma, gammasgn, i0, i0e, i1, i1e, loggamma,
-                         polygamma, zeta)
+from .gamma_zeta import (bernoulli, beta, betaln, comb, gamma, gammasgn, i0, i0e, i1, i1e,
+                         loggamma, polygamma, zeta)
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
            "xlogy", "xlog1py", "log_softmax", "softmax", "ndtr", "ndtri", "log_ndtr",
@@ -249,19 +249,6 @@ def _log_ndtr_jvp(series_order, primals, tangents):
 _log_ndtr.defjvp(_log_ndtr_jvp)
 
 
-def betaln(a, b):
-    """Elementwise log of the beta function, `gammaln(a) + gammaln(b) - gammaln(a + b)`.
-
-    Args:
-        a, b: arrays or scalars, broadcast together.
-
-    Returns:
-        An array of the broadcast shape, of a floating dtype.
-    """
-    a, b = promote_args_inexact("betaln", a, b)
-    return _uf.subtract(_uf.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(_uf.add(a, b)))
-
-
 def factorial(n, exact=False):
     """Elementwise `n!` via the gamma function (0 for negative `n`).
 
@@ -339,10 +326,15 @@ def multigammaln(a, d):
     """
     d = int(d)
     [a] = promote_args_inexact("multigammaln", a)
-    out = _uf.multiply(d * (d - 1) / 4.0, np.log(np.pi))
-    for j in range(d):
-        out = _uf.add(out, lax.lgamma(_uf.subtract(a, j / 2.0)))
-    return out
+    dt = core.get_aval(a).dtype
+
+    def c(v):   # (every term in a's dtype, as JAX's: float16 stays float16)
+        return lax.full((), v, dt)
+    constant = _uf.multiply(_uf.multiply(_uf.multiply(c(0.25), c(d)), c(d - 1)),
+                            lax.log(c(np.pi)))
+    halves = _uf.true_divide(jnp.arange(d, dtype=dt), c(2))
+    terms = lax.lgamma(_uf.subtract(jnp.expand_dims(a, -1), halves))
+    return _uf.add(jnp.sum(terms, axis=-1), constant)
 
 
 def boxcox(x, lmbda):
