@@ -142,3 +142,15 @@ def test_identity_transpose_and_broadcast_convert_a_numpy_operand():
     assert isinstance(got, astjax.Array) and got.dtype == np.int32
     got = astjax.lax.broadcast_in_dim(np.ones(3, np.float64), (3,), (0,))
     assert isinstance(got, astjax.Array) and got.dtype == np.float32
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit])
+def test_index_in_dim_and_slice_in_dim_count_a_negative_index_from_the_end(wrap):
+    # API fuzz seed 61807: JAX [[1, 0, 7]]; astjax raised a ShapeError (slice (-1, 0))
+    a = np.array([[2, 1, 6], [1, 0, 7]], np.uint64)
+    got = wrap(lambda x: astjax.lax.index_in_dim(x, -1, 0))(a)
+    assert np.asarray(got).tolist() == [[1, 0, 7]]
+    assert np.asarray(astjax.lax.index_in_dim(a, -1, 1, keepdims=False)).tolist() == [6, 7]
+    assert np.asarray(astjax.lax.slice_in_dim(jnp.arange(5), -3, -1)).tolist() == [2, 3]
+    with pytest.raises(IndexError, match="index -3 is out of bounds for axis 0 with size 2"):
+        astjax.lax.index_in_dim(a, -3, 0)

@@ -128,15 +128,25 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     a = _aval(operand)
     axis = _in_dim_axis(axis, a.ndim, "slice_in_dim")
     starts, limits, strides = [0] * a.ndim, list(a.shape), [1] * a.ndim
-    starts[axis] = start_index if start_index is not None else 0
-    limits[axis] = limit_index if limit_index is not None else a.shape[axis]
+    n = a.shape[axis]
+    start = 0 if start_index is None else start_index
+    limit = n if limit_index is None else limit_index
+    starts[axis] = start + n if start < 0 else start    # negative bounds count from the end
+    limits[axis] = limit + n if limit < 0 else limit
     strides[axis] = stride
     return slice(operand, starts, limits, strides)   # (JAX passes the strides, ones too)
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
-    """`lax.index_in_dim`: operand[..., index, ...] along `axis`."""
-    r = slice_in_dim(operand, index, index + 1, 1, axis)
+    """`lax.index_in_dim`: operand[..., index, ...] along `axis` (a negative index counts
+    from the end; out of bounds: JAX's IndexError)."""
+    a = _aval(operand)
+    axis = _in_dim_axis(axis, a.ndim, "index_in_dim")
+    n = a.shape[axis]
+    i = index + n if index < 0 else index
+    if not 0 <= i < n:
+        raise JAXIndexError(f"index {index} is out of bounds for axis {axis} with size {n}")
+    r = slice_in_dim(operand, i, i + 1, 1, axis)
     return r if keepdims else squeeze(r, (axis,))
 
 
