@@ -93,7 +93,7 @@ def _select_transpose(ct, which, *cases):
     for i, c in enumerate(cases):
         if not core.is_undefined(c):
             out.append(None)
-        elif which.aval.dtype == dtypes.bool_:
+        elif core.get_aval(which).dtype == dtypes.bool_:
             out.append(bind(select_n_p, which, *[ct if j == i else zeros
                                                  for j in range(len(cases))]))
         else:
