@@ -70,3 +70,10 @@ def test_one_by_one():
 def test_integer_or_mixed_dtypes_are_type_errors(d, e):
     with pytest.raises(TypeError, match="float32 and float64|same dtype"):
         lin.eigh_tridiagonal(d, e, eigvals_only=True)
+
+
+def test_shard_repr_shows_the_data_as_printed():
+    # JAX's docstring (Exported.in_shardings_jax): `Shard(..., replica_id=0, data=[0])`
+    s = jax.device_put(np.arange(1, dtype=np.int32)).addressable_shards[0]
+    assert repr(s) == ("Shard(device=CpuDevice(id=0), index=(slice(None, None, None),), "
+                       "replica_id=0, data=[0])")
