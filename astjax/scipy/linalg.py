@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from .. import numpy as jnp
+from .. import numpy as _jnp
 from .. import random as _random
 from ..core import bind
-from ..errors import (ArgumentValueError, DTypeError, NotImplementedInAstjaxError,
+from ..errors import (ArgumentValueError, DTypeError as _DTypeError, NotImplementedInAstjaxError,
                       ShapeValueError)
 from ..numpy import linalg as _la
 from ..numpy.contractions import matmul as _matmul
@@ -392,13 +392,13 @@ def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None,
     iteration from random vectors (`key`, default `random.key(42)`), eigenvectors of
     eigenvalues closer than sqrt(eps) * norm orthonormalized together. `select='i'`
     keeps the eigenvalues with indices select_range[0] .. select_range[1]."""
-    alpha, beta = jnp.asarray(d), jnp.asarray(e)
+    alpha, beta = _jnp.asarray(d), _jnp.asarray(e)
     a_dt, b_dt = _dtype(alpha), _dtype(beta)
     if a_dt != b_dt:
-        raise DTypeError(f"diagonal and off-diagonal values must have same dtype, got {a_dt} "
+        raise _DTypeError(f"diagonal and off-diagonal values must have same dtype, got {a_dt} "
                          f"and {b_dt}")
     if a_dt not in (np.float32, np.float64, np.complex64, np.complex128):
-        raise DTypeError("Only float32 and float64 inputs are supported as inputs to "
+        raise _DTypeError("Only float32 and float64 inputs are supported as inputs to "
                          f"jax.scipy.linalg.eigh_tridiagonal, got {a_dt} and {b_dt}")
     n = _shape(alpha)[0]
     if n <= 1:
@@ -438,24 +438,24 @@ def _bisect_eigenvalues(alpha, beta_abs, beta_sq, targets, tol):
     fi = np.finfo(dt)
     # Gershgorin bounds of the spectrum and a bound on the 2-norm
     radius = lax.concatenate([beta_abs[:1], beta_abs[:-1] + beta_abs[1:], beta_abs[-1:]], 0)
-    hi_est, lo_est = jnp.max(alpha + radius), jnp.min(alpha - radius)
+    hi_est, lo_est = _jnp.max(alpha + radius), _jnp.min(alpha - radius)
     t_norm = _uf.maximum(_uf.abs(lo_est), _uf.abs(hi_est))
     # the smallest pivot the recurrence divides by (no overflow)
     one = np.ones((), dt)
     safemin = np.maximum(one / fi.max, (one + fi.eps) * fi.tiny)
-    pivmin = safemin * _uf.maximum(1, jnp.max(beta_sq))
+    pivmin = safemin * _uf.maximum(1, _jnp.max(beta_sq))
     alpha0_shift = _uf.square(fi.eps * beta_abs[0])   # (for a midpoint equal to d[0])
     abs_tol = fi.eps * t_norm
     if tol is not None:
         abs_tol = _uf.maximum(tol, abs_tol)
     # start slightly wider than the Gershgorin interval
     widen = 2.1
-    slack = jnp.array(n, dt) * widen * fi.eps * t_norm
+    slack = _jnp.array(n, dt) * widen * fi.eps * t_norm
     shape = targets.shape
-    lower = jnp.broadcast_to(lo_est - slack - 2 * widen * pivmin, shape)
-    upper = jnp.broadcast_to(hi_est + slack + widen * pivmin, shape)
-    pivmin = jnp.broadcast_to(pivmin, shape)
-    alpha0_shift = jnp.broadcast_to(alpha0_shift, shape)
+    lower = _jnp.broadcast_to(lo_est - slack - 2 * widen * pivmin, shape)
+    upper = _jnp.broadcast_to(hi_est + slack + widen * pivmin, shape)
+    pivmin = _jnp.broadcast_to(pivmin, shape)
+    alpha0_shift = _jnp.broadcast_to(alpha0_shift, shape)
 
     def sturm_count(x):
         q = alpha[0] - x
@@ -472,7 +472,7 @@ def _bisect_eigenvalues(alpha, beta_abs, beta_sq, targets, tol):
     def searching(state):
         i, lower, _, upper = state
         # (every bit of the mantissa, plus one, bounds the halvings needed)
-        return (i < fi.nmant + 1) & (abs_tol < jnp.max(upper - lower))
+        return (i < fi.nmant + 1) & (abs_tol < _jnp.max(upper - lower))
 
     def halve(state):
         i, lower, mid, upper = state
@@ -494,32 +494,32 @@ def _inverse_iteration(alpha, beta, w, key):
     # clusters: runs of eigenvalues less than gaptol apart
     gaptol = np.sqrt(np.finfo(_dtype(w)).eps) * _uf.maximum(_uf.abs(w[0]), _uf.abs(w[-1]))
     close = w[1:] - w[:-1] < gaptol
-    close_left = jnp.pad(close, (1, 0), constant_values=False)
-    close_right = jnp.pad(close, (0, 1), constant_values=False)
+    close_left = _jnp.pad(close, (1, 0), constant_values=False)
+    close_right = _jnp.pad(close, (0, 1), constant_values=False)
     first = ~close_left & close_right
-    starts = jnp.nonzero(first, size=k // 2 + 1)[0]
-    ends = jnp.nonzero(close_left & ~close_right, size=k // 2 + 1)[0] + 1
-    rows = jnp.arange(k)
+    starts = _jnp.nonzero(first, size=k // 2 + 1)[0]
+    ends = _jnp.nonzero(close_left & ~close_right, size=k // 2 + 1)[0] + 1
+    rows = _jnp.arange(k)
 
     def orthonormalize_clusters(v):
         def one_cluster(c, v):
             lo, hi = starts[c], ends[c]
             keep = (rows < hi - lo).astype(v.dtype)[:, None]
-            block = lax.dynamic_slice(jnp.pad(v, ((0, k), (0, 0))), (lo, 0), (k, n)) * keep
+            block = lax.dynamic_slice(_jnp.pad(v, ((0, k), (0, 0))), (lo, 0), (k, n)) * keep
             q = _la.qr(block.T)[0].T * keep
-            placed = lax.dynamic_update_slice(jnp.zeros((2 * k, n), v.dtype), q, (lo, 0))[:k]
+            placed = lax.dynamic_update_slice(_jnp.zeros((2 * k, n), v.dtype), q, (lo, 0))[:k]
             return _where(((rows >= lo) & (rows < hi))[:, None], placed, v)
         return lax.fori_loop(0, _sum(first), one_cluster, v)
 
     v = _random.normal(key, (k, n), dtype=real_dt).astype(solve_dt)
     v = v / _la.norm(v, axis=-1, keepdims=True).astype(solve_dt)
     diag = (alpha[None, :] - w[:, None]).astype(solve_dt)
-    lower = jnp.broadcast_to(jnp.pad(_uf.conjugate(beta), (1, 0))[None], (k, n))
-    upper = jnp.broadcast_to(jnp.pad(beta, (0, 1))[None], (k, n))
+    lower = _jnp.broadcast_to(_jnp.pad(_uf.conjugate(beta), (1, 0))[None], (k, n))
+    upper = _jnp.broadcast_to(_jnp.pad(beta, (0, 1))[None], (k, n))
 
     def growing(state):
         i, _, norm, old_norm = state
-        return (i < 5) & jnp.any(norm >= 1.1 * old_norm)
+        return (i < 5) & _jnp.any(norm >= 1.1 * old_norm)
 
     def step(state):
         i, v, norm, _ = state
@@ -530,7 +530,7 @@ def _inverse_iteration(alpha, beta, w, key):
         v_new = orthonormalize_clusters(v_new / norm_new.astype(v_new.dtype))
         return i + 1, v_new, norm_new[:, 0], norm
 
-    start = (0, v, jnp.ones(k, _dtype(w)), jnp.zeros(k, _dtype(w)))
+    start = (0, v, _jnp.ones(k, _dtype(w)), _jnp.zeros(k, _dtype(w)))
     return lax.while_loop(growing, step, start)[1]
 
 
