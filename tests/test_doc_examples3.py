@@ -77,3 +77,25 @@ def test_shard_repr_shows_the_data_as_printed():
     s = jax.device_put(np.arange(1, dtype=np.int32)).addressable_shards[0]
     assert repr(s) == ("Shard(device=CpuDevice(id=0), index=(slice(None, None, None),), "
                        "replica_id=0, data=[0])")
+
+
+def test_custom_vjp_around_custom_vmap_forwards_def_vmap():
+    # JAX's custom_vmap docstring: `f.def_vmap` on a custom_vjp wrapping a custom_vmap
+    # reaches the custom_vmap (astjax: AttributeError)
+    jnp = jax.numpy
+
+    @jax.custom_vjp
+    @jax.custom_batching.custom_vmap
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    @f.def_vmap
+    def f_vmap_rule(axis_size, in_batched, xs, ys):
+        return jnp.cos(xs) * ys, True
+
+    f.defvjp(lambda x, y: (f(x, y), (jnp.cos(x), jnp.sin(x), y)),
+             lambda res, g: (res[0] * g * res[2], res[1] * g))
+    _same(jax.vmap(f)(jnp.zeros(3), jnp.ones(3)), [1., 1., 1.])   # (the vmap rule's cos)
+    _same(jax.grad(f)(jnp.zeros(()), jnp.ones(())), 1.)
+    with pytest.raises(AttributeError):
+        f.no_such_attribute  # noqa: B018
