@@ -47,6 +47,15 @@ from .custom_rules import (_PY_SCALARS, _CachedBwd, _RefArgs, _RematFwd, _Rule, 
 __all__ = ["custom_jvp", "custom_vjp", "linear_call"]
 
 
+def _forward_def(self, name):
+    """A `def...` attribute of the wrapped function, as JAX's custom wrappers forward
+    them: a custom_vjp around a custom_vmap takes `f.def_vmap`."""
+    fun = self.__dict__.get("fun")
+    if name.startswith("def") and fun is not None:
+        return getattr(fun, name)
+    raise AttributeError(name)
+
+
 class custom_jvp(_Transformed):
     """A function with a user-defined JVP: `f = custom_jvp(f); @f.defjvp def f_jvp(primals,
     tangents): ... return primal_out, tangent_out`."""
@@ -55,6 +64,8 @@ class custom_jvp(_Transformed):
         super().__init__(fun)
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp, self.symbolic_zeros = None, False
+
+    __getattr__ = _forward_def
 
     def defjvp(self, jvp, symbolic_zeros=False):
         """Set the JVP rule `jvp(primals, tangents) -> (primal_out, tangent_out)`
@@ -186,6 +197,8 @@ class custom_vjp(_Transformed):
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
         self.symbolic_zeros = self.optimize_remat = False
+
+    __getattr__ = _forward_def
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
         """Set the forward rule `fwd(*args) -> (out, residuals)` and the backward rule

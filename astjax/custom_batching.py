@@ -16,7 +16,7 @@ import inspect
 
 from . import core, lax, tree_util
 from .core import bind
-from .custom_api import _staged
+from .custom_api import _forward_def, _staged
 from .errors import ArgumentTypeError, StructureError
 from .primitives.custom_derivatives import custom_vmap_call_p
 from .staging import as_callable, leaf_aval, stage_flat
@@ -32,6 +32,8 @@ class custom_vmap:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.vmap_rule = None
+
+    __getattr__ = _forward_def
 
     def def_vmap(self, vmap_rule):
         """Set the batching rule `vmap_rule(axis_size, in_batched, *args) ->

@@ -334,7 +334,7 @@ class Shard:
 
     def __repr__(self):
         return (f"Shard(device={self.device!r}, index={self.index}, "
-                f"replica_id={self.replica_id}, data={self.data!r})")
+                f"replica_id={self.replica_id}, data={self.data})")   # (its str, as JAX)
 
 
 class CommittedArray(Array):

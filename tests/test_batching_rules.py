@@ -378,7 +378,9 @@ def test_cases_cover_the_rules():
                  "rng_bit_generator",
                  # vmap (both operands, one operand) vs JAX's stored values:
                  # tests/test_dot_algorithm.py
-                 "scaled_dot"}
+                 "scaled_dot",
+                 # vmap of a linearized custom_vjp: JAX's TypeError, tests/test_chain_findings.py
+                 "custom_lin"}
     untested = sorted(p.name for p in core.primitives.values() if p.batch is not None
                       if p.name not in seen and p.name not in elsewhere)
     assert len(untested) <= 6, untested

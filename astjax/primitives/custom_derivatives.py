@@ -29,7 +29,7 @@ from ..pyast import lax_call
 from ..util import WrappedFun
 from .reductions import reduce_sum
 from .base import (call_rules, call_source, defvectorized, inline_call_jvp, instantiate,
-                   mark_unsupported, matchaxis, register, unmapped_aval)
+                   lax_ops, mark_unsupported, matchaxis, register, unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
            "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
@@ -398,6 +398,11 @@ def _custom_lin_jvp(primals, tangents, **params):
     _custom_lin_fail(loc=core.current_source_info())   # (the custom_vjp's call site)
 
 
+def _custom_lin_batch(args, dims, **params):
+    # (vmap of a linearized custom_vjp, as jacfwd is: forward mode all the same)
+    _custom_lin_fail(loc=core.current_source_info())
+
+
 def _custom_lin_lowering(ctx, *args, **params):
     _custom_lin_fail()
 
@@ -418,8 +423,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
 # TypeError, as for a jvp of the custom_vjp itself)
 register(custom_lin_p, impl=_custom_lin_fail, abstract_eval=_custom_lin_ae,
          lowering=_custom_lin_lowering, transpose=_custom_lin_transpose,
-         jvp=_custom_lin_jvp)
-mark_unsupported(custom_lin_p, "batch", "custom_lin only appears inside linearize")
+         jvp=_custom_lin_jvp, batch=_custom_lin_batch)
 custom_lin_p.transposed_at_zero = True   # (the user's bwd may return anything for zeros:
 # flax's fp8 amax histories come back as its cotangents)
 

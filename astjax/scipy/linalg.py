@@ -9,8 +9,9 @@
   from orgqr);
 - the matrix constructors and `polar` (linalg_matrices.py);
 - `rsf2csf`, `funm`, `solve_sylvester` and `qr_multiply` (linalg_schur.py);
-- `expm_frechet` (from expm of the block matrix [[A, E], [0, A]]), `eigh_tridiagonal`
-  (from the dense matrix's eigh);
+- `expm_frechet` (from expm of the block matrix [[A, E], [0, A]]);
+- `eigh_tridiagonal`, as JAX: eigenvalues by Sturm-count bisection, eigenvectors by
+  inverse iteration (tridiagonal solves) from random vectors;
 - `expm`: scaling and squaring with the Pade approximant of degree 3 to 13 chosen
   from the 1-norm (Higham 2005), as JAX does; NaN beyond `max_squarings`.
 """
@@ -19,8 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
+from .. import numpy as _jnp
+from .. import random as _random
 from ..core import bind
-from ..errors import ArgumentValueError, NotImplementedInAstjaxError, ShapeValueError
+from ..errors import (ArgumentValueError, DTypeError as _DTypeError, NotImplementedInAstjaxError,
+                      ShapeValueError)
 from ..numpy import linalg as _la
 from ..numpy.contractions import matmul as _matmul
 from ..numpy.creation import eye as _eye, tril as _tril, triu as _triu
@@ -381,28 +385,153 @@ def expm_frechet(A, E, *, method=None, compute_expm=True):  # noqa: N803
 
 def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None, tol=None,
                      key=None):
-    """Eigenvalues (ascending; and eigenvectors unless `eigvals_only`) of the
-    symmetric tridiagonal matrix with diagonal d and off-diagonal e, from the dense
-    matrix's eigh; `select='i'` keeps the eigenvalues with indices in select_range."""
-    d, e = _inexact(d, e)
-    n = _shape(d)[-1]
-    if _shape(e)[-1] != n - 1:
-        raise ShapeValueError(f"e must have one element fewer than d, got {_shape(d)} and "
-                              f"{_shape(e)}")
-    if select not in ("a", "i"):
-        raise ArgumentValueError(f"select={select!r} is not supported (only 'a' and 'i')")
-    t = _uf.add(_uf.multiply(lax.convert_element_type(_eye(n), core.get_aval(d).dtype),
-                             lax.expand_dims(d, (0,))),
-                _uf.add(lax.pad(lax.expand_dims(e, (0,)) * _eye(n - 1, dtype=_dtype(e)),
-                                np.zeros((), _dtype(e)), [(1, 0, 0), (0, 1, 0)]),
-                        lax.pad(lax.expand_dims(_uf.conjugate(e), (0,)) *
-                                _eye(n - 1, dtype=_dtype(e)), np.zeros((), _dtype(e)),
-                                [(0, 1, 0), (1, 0, 0)])))
-    v, w = lax.linalg.eigh(t)
-    if select == "i":
-        lo, hi = (int(x) for x in select_range)
-        w, v = w[lo:hi + 1], v[:, lo:hi + 1]
-    return w if eigvals_only else (w, v)
+    """Eigenvalues (ascending) of the symmetric tridiagonal matrix with diagonal d and
+    off-diagonal e, and their eigenvectors (columns) unless `eigvals_only`, as JAX
+    computes them: each eigenvalue by bisection on Sturm-sequence counts from the
+    Gershgorin interval (to `tol` or machine precision), each eigenvector by inverse
+    iteration from random vectors (`key`, default `random.key(42)`), eigenvectors of
+    eigenvalues closer than sqrt(eps) * norm orthonormalized together. `select='i'`
+    keeps the eigenvalues with indices select_range[0] .. select_range[1]."""
+    alpha, beta = _jnp.asarray(d), _jnp.asarray(e)
+    a_dt, b_dt = _dtype(alpha), _dtype(beta)
+    if a_dt != b_dt:
+        raise _DTypeError(f"diagonal and off-diagonal values must have same dtype, got {a_dt} "
+                         f"and {b_dt}")
+    if a_dt not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise _DTypeError("Only float32 and float64 inputs are supported as inputs to "
+                         f"jax.scipy.linalg.eigh_tridiagonal, got {a_dt} and {b_dt}")
+    n = _shape(alpha)[0]
+    if n <= 1:
+        return _uf.real(alpha) if eigvals_only else (_uf.real(alpha), _eye(n, dtype=a_dt))
+    if select == "a":
+        targets = np.arange(n, dtype=np.int32)
+    elif select == "i":
+        if select_range is None:
+            raise ArgumentValueError("for select='i', select_range must be specified.")
+        if select_range[0] > select_range[1]:
+            raise ArgumentValueError("Got empty index range in select_range.")
+        targets = np.arange(select_range[0], select_range[1] + 1, dtype=np.int32)
+    elif select == "v":
+        raise NotImplementedInAstjaxError("eigh_tridiagonal(..., select='v') is not "
+                                          "implemented (nor is it in JAX)")
+    else:
+        raise ArgumentValueError("'select must have a value in {'a', 'i', 'v'}.")
+    if dtypes.issubdtype(a_dt, np.complexfloating):
+        alpha = _uf.real(alpha)
+        beta_sq = _uf.real(beta * _uf.conjugate(beta))
+        beta_abs = _uf.sqrt(beta_sq)
+    else:
+        beta_abs, beta_sq = _uf.abs(beta), _uf.square(beta)
+    w = _bisect_eigenvalues(alpha, beta_abs, beta_sq, targets, tol)
+    if eigvals_only:
+        return w
+    if key is None:
+        key = _random.key(42)
+    return w, _inverse_iteration(alpha, beta, w, key).T
+
+
+def _bisect_eigenvalues(alpha, beta_abs, beta_sq, targets, tol):
+    """The eigenvalues of index `targets` (all searched at once): the interval [lower,
+    upper] of each is halved, keeping the half where the Sturm count (the number of
+    eigenvalues below the midpoint) says it lies."""
+    n, dt = _shape(alpha)[0], _dtype(alpha)
+    fi = np.finfo(dt)
+    # Gershgorin bounds of the spectrum and a bound on the 2-norm
+    radius = lax.concatenate([beta_abs[:1], beta_abs[:-1] + beta_abs[1:], beta_abs[-1:]], 0)
+    hi_est, lo_est = _jnp.max(alpha + radius), _jnp.min(alpha - radius)
+    t_norm = _uf.maximum(_uf.abs(lo_est), _uf.abs(hi_est))
+    # the smallest pivot the recurrence divides by (no overflow)
+    one = np.ones((), dt)
+    safemin = np.maximum(one / fi.max, (one + fi.eps) * fi.tiny)
+    pivmin = safemin * _uf.maximum(1, _jnp.max(beta_sq))
+    alpha0_shift = _uf.square(fi.eps * beta_abs[0])   # (for a midpoint equal to d[0])
+    abs_tol = fi.eps * t_norm
+    if tol is not None:
+        abs_tol = _uf.maximum(tol, abs_tol)
+    # start slightly wider than the Gershgorin interval
+    widen = 2.1
+    slack = _jnp.array(n, dt) * widen * fi.eps * t_norm
+    shape = targets.shape
+    lower = _jnp.broadcast_to(lo_est - slack - 2 * widen * pivmin, shape)
+    upper = _jnp.broadcast_to(hi_est + slack + widen * pivmin, shape)
+    pivmin = _jnp.broadcast_to(pivmin, shape)
+    alpha0_shift = _jnp.broadcast_to(alpha0_shift, shape)
+
+    def sturm_count(x):
+        q = alpha[0] - x
+        count = (q < 0).astype(np.int32)
+        q = _where(alpha[0] == x, alpha0_shift, q)
+
+        def step(i, qc):
+            q, count = qc
+            q = alpha[i] - beta_sq[i - 1] / q - x
+            small = q <= pivmin
+            return _where(small, _uf.minimum(q, -pivmin), q), _where(small, count + 1, count)
+        return lax.fori_loop(1, n, step, (q, count))[1]
+
+    def searching(state):
+        i, lower, _, upper = state
+        # (every bit of the mantissa, plus one, bounds the halvings needed)
+        return (i < fi.nmant + 1) & (abs_tol < _jnp.max(upper - lower))
+
+    def halve(state):
+        i, lower, mid, upper = state
+        below = sturm_count(mid) <= targets
+        lower, upper = _where(below, mid, lower), _where(below, upper, mid)
+        return i + 1, lower, 0.5 * (lower + upper), upper
+
+    return lax.while_loop(searching, halve, (0, lower, 0.5 * (upper + lower), upper))[2]
+
+
+def _inverse_iteration(alpha, beta, w, key):
+    """The (k, n) unit eigenvectors of the eigenvalues `w`: a few steps of inverse
+    iteration (solving (T - w_i) v_i = v_i, at most 5, while some norm still grows by
+    10%), from random vectors, the vectors of each cluster of close eigenvalues
+    orthonormalized (QR) after every step."""
+    n, k = _shape(alpha)[0], _shape(w)[0]
+    solve_dt = np.result_type(_dtype(alpha), _dtype(beta))
+    real_dt = np.finfo(solve_dt).dtype
+    # clusters: runs of eigenvalues less than gaptol apart
+    gaptol = np.sqrt(np.finfo(_dtype(w)).eps) * _uf.maximum(_uf.abs(w[0]), _uf.abs(w[-1]))
+    close = w[1:] - w[:-1] < gaptol
+    close_left = _jnp.pad(close, (1, 0), constant_values=False)
+    close_right = _jnp.pad(close, (0, 1), constant_values=False)
+    first = ~close_left & close_right
+    starts = _jnp.nonzero(first, size=k // 2 + 1)[0]
+    ends = _jnp.nonzero(close_left & ~close_right, size=k // 2 + 1)[0] + 1
+    rows = _jnp.arange(k)
+
+    def orthonormalize_clusters(v):
+        def one_cluster(c, v):
+            lo, hi = starts[c], ends[c]
+            keep = (rows < hi - lo).astype(v.dtype)[:, None]
+            block = lax.dynamic_slice(_jnp.pad(v, ((0, k), (0, 0))), (lo, 0), (k, n)) * keep
+            q = _la.qr(block.T)[0].T * keep
+            placed = lax.dynamic_update_slice(_jnp.zeros((2 * k, n), v.dtype), q, (lo, 0))[:k]
+            return _where(((rows >= lo) & (rows < hi))[:, None], placed, v)
+        return lax.fori_loop(0, _sum(first), one_cluster, v)
+
+    v = _random.normal(key, (k, n), dtype=real_dt).astype(solve_dt)
+    v = v / _la.norm(v, axis=-1, keepdims=True).astype(solve_dt)
+    diag = (alpha[None, :] - w[:, None]).astype(solve_dt)
+    lower = _jnp.broadcast_to(_jnp.pad(_uf.conjugate(beta), (1, 0))[None], (k, n))
+    upper = _jnp.broadcast_to(_jnp.pad(beta, (0, 1))[None], (k, n))
+
+    def growing(state):
+        i, _, norm, old_norm = state
+        return (i < 5) & _jnp.any(norm >= 1.1 * old_norm)
+
+    def step(state):
+        i, v, norm, _ = state
+        v_new = lax.linalg.tridiagonal_solve(lower.astype(solve_dt), diag,
+                                             upper.astype(solve_dt), v[:, :, None],
+                                             perturb_singular=True)[:, :, 0]
+        norm_new = _la.norm(v_new, axis=-1, keepdims=True)
+        v_new = orthonormalize_clusters(v_new / norm_new.astype(v_new.dtype))
+        return i + 1, v_new, norm_new[:, 0], norm
+
+    start = (0, v, _jnp.ones(k, _dtype(w)), _jnp.zeros(k, _dtype(w)))
+    return lax.while_loop(growing, step, start)[1]
 
 
 def _dtype(x):

@@ -1,9 +1,10 @@
 """Chains of transformations, every stage called eagerly in turn, JAX vs astjax:
 
-    nice -n 5 /path/to/jax-env/bin/python tests/fuzz/chain_sweep.py [DEPTH]
+    nice -n 5 /path/to/jax-env/bin/python tests/fuzz/chain_sweep.py [DEPTH [NAME,...]]
 
-Each small function (custom_jvp / custom_vjp rules, scan, fori_loop, cond, checkpoint,
-a Python `if` on a shape, ...) is wrapped in DEPTH transformations from `STAGES`
+Each small function (custom_jvp / custom_vjp rules, scan, fori_loop, cond, switch on a
+pytree, checkpoint, a Python `if` on a shape, a Python `if` / `while` on a value (which
+JAX runs as an equivalent lax program), grad of a pytree, ...) is wrapped in DEPTH transformations from `STAGES`
 (grad of a sum, jit, vmap, jacfwd, jacrev, checkpoint, value_and_grad, hessian), and
 every intermediate wrapper is called on one input, innermost first and outermost first:
 a wrapper called eagerly must not change what a wrapper around it computes (grad(d1)
@@ -92,6 +93,44 @@ def make(jax, jnp):
     def norm(x):
         return jnp.linalg.norm(x) + jnp.sum(jax.nn.relu(x))
     fs["norm_relu"] = norm
+
+    # Python control flow on values: astjax converts a Python `if` / `while` on an array
+    # (docs/coming_from_jax.md); JAX, which cannot stage them, runs an equivalent lax program
+    converts = jax.__name__ == "astjax"
+
+    def pyif(x):
+        if converts:
+            if jnp.sum(x) > 0.5:
+                return jnp.sum(x ** 2)
+            return jnp.sum(jnp.sin(x))
+        return lax.cond(jnp.sum(x) > 0.5, lambda: jnp.sum(x ** 2), lambda: jnp.sum(jnp.sin(x)))
+    fs["py_if"] = pyif
+
+    def pywhile(x):
+        s = jnp.sum(x ** 2) + 0.1
+        if converts:
+            while s < 10.0:
+                s = s * 1.5 + jnp.sum(x ** 2)
+            return s
+        # (JAX cannot reverse a while_loop, which astjax does: a bounded loop masked
+        # once done has the values and derivatives of the while on these inputs)
+        return lax.fori_loop(0, 30, lambda i, s: jnp.where(s < 10.0, s * 1.5 + jnp.sum(x ** 2),
+                                                           s), s)
+    fs["py_while"] = pywhile
+
+    def tree(x):
+        p = {"w": x, "b": (x[0], jnp.cos(x))}
+        g = jax.grad(lambda q: jnp.sum(q["w"] * q["b"][0]) +
+                     jnp.sum(jnp.tanh(q["b"][1] * q["w"])))(p)
+        return jnp.sum(g["w"]) + g["b"][0] + jnp.sum(g["b"][1] ** 2)
+    fs["pytree_grad"] = tree
+
+    def switch(x):
+        i = jnp.clip(jnp.floor(jnp.sum(x)).astype(jnp.int32), 0, 2)
+        out = lax.switch(i, [lambda t: t["a"] * 2.0, lambda t: jnp.exp(t["a"]) - t["b"],
+                             lambda t: t["b"] ** 3], {"a": x, "b": jnp.sin(x)})
+        return jnp.sum(out)
+    fs["switch_tree"] = switch
     return fs
 
 
@@ -132,7 +171,7 @@ def _agree(a, b):
     return a.shape == b.shape and np.allclose(a, b, rtol=2e-4, atol=1e-5, equal_nan=True)
 
 
-def main(depth=2):
+def main(depth=2, only=()):
     import jax
     import jax.numpy as jnp
 
@@ -140,7 +179,7 @@ def main(depth=2):
     import astjax.numpy as ajnp
     ref, got = make(jax, jnp), make(astjax, ajnp)
     total = bad = 0
-    for fname in ref:
+    for fname in [f for f in ref if not only or f in only]:
         for chain in itertools.product(STAGES, repeat=depth):
             if chain.count("hess_sum") > 1:
                 continue
@@ -157,4 +196,5 @@ def main(depth=2):
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2))
+    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2,
+                  tuple(filter(None, sys.argv[2].split(","))) if len(sys.argv) > 2 else ()))

@@ -38,9 +38,38 @@ MODULES = ["jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax",
            "jax.scipy.interpolate", "jax.scipy.optimize", "jax.tree_util", "jax.tree",
            "jax.dtypes", "jax.debug", "jax.image", "jax.flatten_util", "jax.ad_checkpoint",
            "jax.custom_derivatives", "jax.sharding", "jax.experimental",
-           "jax.example_libraries.optimizers", "jax.example_libraries.stax"]
+           "jax.example_libraries.optimizers", "jax.example_libraries.stax",
+           "jax.ops", "jax.errors", "jax.custom_batching", "jax.api_util", "jax.export",
+           "jax.profiler", "jax.ref", "jax.experimental.checkify",
+           "jax.experimental.multihost_utils", "jax.scipy.cluster.vq",
+           "jax.scipy.spatial.transform"]
+# each distribution of jax.scipy.stats (norm, poisson, ...) is a module of its own
+_STATS_DISTRIBUTIONS = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2",
+                        "dirichlet", "expon", "gamma", "gennorm", "geom", "gumbel_l",
+                        "gumbel_r", "laplace", "logistic", "multinomial",
+                        "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
+                        "truncnorm", "uniform", "vonmises", "wrapcauchy"]
+MODULES += [f"jax.scipy.stats.{d}" for d in _STATS_DISTRIBUTIONS]
 _SKIP = {"jax.debug.breakpoint"}   # (waits for input)
 _PER_DOCSTRING_SECONDS = 60
+
+
+def _members(mod_name, mod):
+    """(qualified name, object) of each public name of `mod`, and of each public method
+    or property of a class JAX defines there (`jax.Array.at`, `jax.custom_jvp.defjvp`)."""
+    for attr in sorted(dir(mod)):
+        if attr.startswith("_"):
+            continue
+        obj = getattr(mod, attr, None)
+        if obj is None or inspect.ismodule(obj) and not obj.__name__.startswith("jax"):
+            continue
+        yield f"{mod_name}.{attr}", obj
+        if inspect.isclass(obj) and obj.__module__.startswith("jax"):
+            for meth, raw in sorted(vars(obj).items()):
+                if not meth.startswith("_") and (callable(raw) or isinstance(
+                        raw, (property, staticmethod, classmethod))) and not isinstance(
+                        raw, obj):   # (not an enum's member)
+                    yield f"{mod_name}.{attr}.{meth}", getattr(obj, meth, None)
 
 
 def collect(only=None):
@@ -51,17 +80,14 @@ def collect(only=None):
             mod = importlib.import_module(mod_name)
         except ImportError:
             continue
-        for attr in sorted(dir(mod)):
-            if attr.startswith("_"):
-                continue
-            name = f"{mod_name}.{attr}"
-            obj = getattr(mod, attr, None)
+        for name, obj in _members(mod_name, mod):
             doc = inspect.getdoc(obj) if obj is not None else None
             if not doc or ">>>" not in doc or name in _SKIP or (only and name not in only):
                 continue
-            if id(obj) in seen and not only:
+            key = id(obj.fget) if isinstance(obj, property) else id(obj)
+            if key in seen and not only:
                 continue
-            seen.add(id(obj))
+            seen.add(key)
             try:
                 examples = parser.get_examples(doc, name)
             except ValueError:
@@ -139,6 +165,21 @@ def compare(cases, ref, got, verbose=False):
     return n, ok, diffs
 
 
+def _run_worker(python, side, cases, out_dir):
+    """Run `cases` on `side` in a fresh `python` process -> {name: [output, ...]}, or
+    None (its error written to stderr)."""
+    cases_path = os.path.join(out_dir, f"cases_{side}.json")
+    with open(cases_path, "w") as f:
+        json.dump(cases, f)
+    proc = subprocess.run([python, os.path.abspath(__file__), "--side", side,
+                           "--cases", cases_path], capture_output=True, text=True,
+                          cwd=tempfile.gettempdir())
+    if proc.returncode:
+        sys.stderr.write(proc.stderr[-4000:])
+        return None
+    return json.loads(proc.stdout[proc.stdout.index("{"):])
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--astjax-python", default=None,
@@ -146,7 +187,8 @@ def main(argv=None):
     p.add_argument("--only", default="", help="comma-separated qualified names")
     p.add_argument("--out", default=None, help="directory for the JSON results")
     p.add_argument("--reuse-jax", default=None, metavar="DIR",
-                   help="take JAX's side from an earlier run's DIR/jax.json (same names)")
+                   help="take JAX's side from an earlier run's DIR/jax.json; JAX runs only "
+                        "the docstrings it lacks")
     p.add_argument("--side", choices=["jax", "astjax"], help=argparse.SUPPRESS)
     p.add_argument("--cases", help=argparse.SUPPRESS)
     p.add_argument("-v", action="store_true", help="print every disagreement in full")
@@ -163,23 +205,20 @@ def main(argv=None):
     cases = collect(only)
     out_dir = a.out or tempfile.mkdtemp(prefix="doc_examples_")
     os.makedirs(out_dir, exist_ok=True)
-    cases_path = os.path.join(out_dir, "cases.json")
-    with open(cases_path, "w") as f:
-        json.dump(cases, f)
-    results = {}
+    stored = {}
     if a.reuse_jax:
         with open(os.path.join(a.reuse_jax, "jax.json")) as f:
-            results["jax"] = json.load(f)
+            stored = json.load(f)
+    results = {}
     for side, python in (("jax", sys.executable), ("astjax", a.astjax_python or sys.executable)):
-        if side in results:
-            continue
-        proc = subprocess.run([python, os.path.abspath(__file__), "--side", side,
-                               "--cases", cases_path], capture_output=True, text=True,
-                              cwd=tempfile.gettempdir())
-        if proc.returncode:
-            sys.stderr.write(proc.stderr[-4000:])
-            return proc.returncode
-        results[side] = json.loads(proc.stdout[proc.stdout.index("{"):])
+        # JAX's side runs only the docstrings the stored run lacks
+        todo = [c for c in cases if c[0] not in stored] if side == "jax" else cases
+        results[side] = dict(stored) if side == "jax" else {}
+        if todo:
+            got = _run_worker(python, side, todo, out_dir)
+            if got is None:
+                return 1
+            results[side].update(got)
         with open(os.path.join(out_dir, f"{side}.json"), "w") as f:
             json.dump(results[side], f)
     n, ok, diffs = compare(cases, results["jax"], results["astjax"], a.v)
