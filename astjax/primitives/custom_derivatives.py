@@ -29,7 +29,7 @@ from ..pyast import lax_call
 from ..util import WrappedFun
 from .reductions import reduce_sum
 from .base import (call_rules, call_source, defvectorized, inline_call_jvp, instantiate,
-                   lax_ops, mark_unsupported, matchaxis, register, unmapped_aval)
+                   matchaxis, register, unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
            "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
