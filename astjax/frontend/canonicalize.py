@@ -8,6 +8,8 @@ so the staged IR is plain structured control flow that AD can differentiate.
 - `break` -> `ag__break_N = True`, rest guarded, loop test extended;
 - `continue` -> `ag__cont_N = True` reset at the top of each iteration, rest guarded;
 - `while/for ... else: E` -> `if not ag__break_N: E` after the loop;
+- `match s: case P: B ...` -> the `match` setting `ag__case_N` to the number of the
+  case that matched, then `if ag__case_N == 0: B ...` (`Canonicalizer.matches`);
 - a `while` whose test binds a name (`while (k := k + 1) < n:`) -> the test is
   evaluated into `ag__wtest_N` before the loop and again at the end of each trip
   (after `continue`'s guards, before `break`'s and `return`'s), and the loop tests
@@ -178,9 +180,44 @@ class Canonicalizer:
                 return out
         return out
 
+    # ---- match -------------------------------------------------------------------
+    def matches(self, stmts):
+        """Every `match` of the function's own scope split in two: the `match` itself,
+        whose cases only record which one matched (`ag__case_N = k`; the patterns bind
+        their names as Python binds them), then an `if`/`elif` chain on that number
+        running the case bodies. The chain's tests are Python ints, so only the taken
+        body is staged, and the bodies are ordinary blocks for the jumps, analyses and
+        converters that follow."""
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.Match):
+                out.extend(self._match(s))
+                continue
+            if not isinstance(s, (gast.FunctionDef, gast.ClassDef)):
+                for field in ("body", "orelse", "finalbody"):
+                    if isinstance(getattr(s, field, None), list):
+                        setattr(s, field, self.matches(getattr(s, field)))
+                for h in getattr(s, "handlers", ()):
+                    h.body = self.matches(h.body)
+            out.append(s)
+        return out
+
+    def _match(self, s):
+        flag = self.fresh("case")
+        bodies = []
+        for k, case in enumerate(s.cases):
+            bodies.append(self.matches(case.body))
+            case.body = locate(replace("flag = k", flag=flag, k=gast.Constant(value=k, kind=None)),
+                               case.body[0])
+        chain = []
+        for k in reversed(range(len(bodies))):
+            test = replace_expr("flag == k", flag=flag, k=gast.Constant(value=k, kind=None))
+            chain = locate([gast.If(test=test, body=bodies[k], orelse=chain)], s.cases[k].pattern)
+        return locate(replace("flag = -1", flag=flag), s) + [s] + chain
+
     # ---- return ------------------------------------------------------------------
     def function_body(self, body):
-        body = self.loops(body)
+        body = self.loops(self.matches(body))
         nested = any(_contains([s], gast.Return, True) for s in body
                      if isinstance(s, (gast.If, gast.While, gast.For, gast.With, gast.Try)))
         if not nested:

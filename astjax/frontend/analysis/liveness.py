@@ -109,8 +109,7 @@ def _block(stmts, live_out):
             live = _stmt(s, live)
             continue
         read, mod = activity.names(s)
-        if isinstance(s, gast.AugAssign):
-            mod = set()  # x += y reads x
+        mod = _killed(s, mod)
         live -= mod
         live |= read
         if type(s) is gast.Delete:
@@ -179,14 +178,19 @@ def _stmt(s, live_out):
         live = (_block(s.body, live_out) - activity.modified(s.items)) | activity.read(s.items)
     else:
         read, mod = activity.names(s)
-        if isinstance(s, gast.AugAssign):
-            mod = set()  # x += y reads x
-        live = (set(live_out) - mod) | read
+        live = (set(live_out) - _killed(s, mod)) | read
         if isinstance(s, gast.Delete):
             live |= _deleted(s)
     live = _with_closures(live)
     s.ag_live_in = frozenset(live)
     return live
+
+
+def _killed(s, mod):
+    """The names a simple statement binds on every path: `x += y` reads x first, and a
+    `match` (its case bodies moved out by `canonicalize`) binds a pattern's captures
+    only when that case matches -- otherwise the name keeps its value."""
+    return set() if isinstance(s, (gast.AugAssign, gast.Match)) else mod
 
 
 def _deleted(s):
