@@ -24,7 +24,8 @@ from . import core, dtypes, hi_state, hi_values, name_stack, tree_util, util
 from .api import Jitted
 from .extend.core import eager_staging, eager_transform as _eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
-                     NotImplementedInAstjaxError, ShapeError, caller_location, check_signature)
+                     NotImplementedInAstjaxError, ShapeError, caller_location, check_callable,
+                     check_signature)
 from .staging import (StagedCallable, as_callable, leaf_labels, mapped_leaves, stage_flat,
                       wrapped_signature)
 from .transforms import batching  # noqa: F401  (registers the batch rules)
@@ -460,4 +461,5 @@ def vmap(fun: Any = _NO_FUN, in_axes: Any = 0, out_axes: Any = 0,
         raise ArgumentTypeError(f"vmap needs a function, got {type(fun).__name__}",
                                 hint="pass the function itself (not its result or its name)",
                                 loc=caller_location())
+    check_callable(fun, "vmap")   # (a generator function)
     return BatchedFunction(fun, in_axes, out_axes, axis_name, axis_size, spmd_axis_name)

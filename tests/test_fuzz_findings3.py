@@ -46,11 +46,25 @@ def nonlocal_in_loop(x, s):
     return x + t
 
 
-@pytest.mark.parametrize("f", [nonlocal_in_staged_if, nonlocal_in_loop])
+def nonlocal_without_return(x, s):
+    t = s
+
+    def bump():
+        nonlocal t
+        if t > 0:
+            t = t * 2
+    bump()
+    return x + t
+
+
+@pytest.mark.parametrize("f", [nonlocal_in_staged_if, nonlocal_in_loop,
+                               nonlocal_without_return])
 def test_nonlocal_name_is_defined_in_the_nested_function(f):
     # a nested function's staged `if` assigning a `nonlocal` name read it as undefined
     # (reaching definitions knew only the nested function's parameters): an
-    # UndefinedVariableError for a name Python has bound
+    # UndefinedVariableError for a name Python has bound; and, the function returning
+    # nothing, liveness took the name as dead after the `if`: the write was dropped
+    # (silently the value from before the call)
     _same(f, X, S)
     g = astjax.grad(lambda x, s: jnp.sum(f(x, s)), argnums=1)(X, S)
     assert np.isfinite(float(g))

@@ -23,7 +23,7 @@ from collections.abc import Set
 import gast
 
 from . import activity
-from .liveness import scope_statements
+from .liveness import declared
 
 
 class Defined(Set):
@@ -120,17 +120,11 @@ def _stmt(s, d, m):
     return mod, mod
 
 
-def _declared_outer(body):
-    """Names the function's own scope declares `nonlocal` or `global`: bound in another
-    scope, so defined on entry as far as this one knows (an unbound cell raises
-    Python's NameError where it is read, as it would without conversion)."""
-    return {n for s in scope_statements(body) if isinstance(s, (gast.Nonlocal, gast.Global))
-            for n in s.names}
-
-
 def _resolve_fn(fn):
     body = fn.body if isinstance(fn.body, list) else []
-    p = frozenset(_params(fn)) | _declared_outer(body)
+    # names declared `nonlocal` / `global` are bound in another scope: defined on entry
+    # as far as this one knows (an unbound cell raises Python's NameError where read)
+    p = frozenset(_params(fn)) | declared(body)
     _block(body, p, p)
 
 
