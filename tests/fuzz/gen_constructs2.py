@@ -10,7 +10,7 @@ default-off feature switch of the same name; `run.py --enable constructs2` turns
 - `lambda_default`: lambdas whose defaults bind a loop variable or a staged value when
   they are made (`lambda z, k=i: ...`, `lambda z, c=t: ...` with `t` rebound after);
 - `aug_attr`: augmented assignment to an attribute of a plain object (`o.v += ...`,
-  `o.v *= c`) in a static loop, a staged loop or a staged branch;
+  `o.v *= c`) in a loop over a static range or under a static test;
 - `nonlocal_loop`: a function defined in a loop body writing a `nonlocal` name under a
   staged test, called in the same trip;
 - `star_rows`: a `for` over an array's rows unpacking each with a star
@@ -125,11 +125,13 @@ class Constructs2Mixin:
                (f"{o}.v *= 0.9", f"{o}.v = {o}.v * (0.9)"),
                (f"{o}.v -= jnp.sin({o}.v) * 0.2", f"{o}.v = {o}.v - (jnp.sin({o}.v) * 0.2)")]
         body = [Line(*op) for op in self.rng.sample(ops, 2)]
-        where = self.rng.choice(["static", "staged_loop", "branch"])
-        if where == "branch":
-            stmt = Block([[f"if {self.test(env, staged=True)}:", body]])
+        # (static tests and trip counts only: an attribute store under a staged test is
+        # a located ConcretizationError by design -- JAX's TracerBoolConversionError)
+        if self.rng.random() < 0.5:
+            test = self.rng.choice(["x.shape[0] > 2", "x.ndim == 1", "len(p) == 2"])
+            stmt = Block([[f"if {test}:", body]])
         else:
-            stmt = Block([[f"for {i} in range({'3' if where == 'static' else 'n'}):", body]])
+            stmt = Block([[f"for {i} in range({self.rng.choice(['3', '2', '1, 3'])}):", body]])
         return [Line(f"{o} = Box({self.arr_atom(env)})"), stmt, Line(f"{v} = {o}.v")]
 
     def s_nonlocal_loop(self, env, depth):
