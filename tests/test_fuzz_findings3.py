@@ -141,11 +141,35 @@ def match_staged_value(x, s):
     match s:
         case 0.3:
             return x
+        case -1.0 | 2.0:
+            return x * 3
+        case None:
+            return x * 4
+        case _ if jnp.sum(x) > 100.0:
+            return x * 5
     return x * 2
 
 
-def test_a_value_pattern_on_a_staged_subject_is_jaxs_error():
-    # (`case 0.3:` compares with ==: a staged bool, as in JAX -- located at the pattern)
-    with pytest.raises(astjax.errors.TracerBoolConversionError) as e:
-        astjax.jit(match_staged_value)(X, S)
-    assert e.value.loc.line == match_staged_value.__code__.co_firstlineno + 2
+def match_staged_in_loop(x, n):
+    k = 0
+    while k < n:
+        k += 1
+        match k:
+            case 1:
+                x = x + 1
+            case 2 | 3 if jnp.sum(x) > 4.0:
+                break
+            case _:
+                x = x * 1.5
+    return x
+
+
+def test_a_match_of_literals_on_a_staged_subject_is_a_staged_if():
+    # `case 0.3:` compares with ==, as `if s == 0.3:` does: on a staged subject the chain
+    # of literal cases is a staged `if` (it was JAX's TracerBoolConversionError)
+    for s in (0.3, -1.0, 2.0, 7.0):
+        _same(match_staged_value, X, np.float32(s))
+    g = astjax.grad(lambda x: jnp.sum(match_staged_value(x, np.float32(2.0))))(X)
+    np.testing.assert_allclose(np.asarray(g), [3.0, 3.0, 3.0])
+    for n in (0, 1, 2, 5):
+        _same(match_staged_in_loop, X, n)

@@ -9,7 +9,8 @@ so the staged IR is plain structured control flow that AD can differentiate.
 - `continue` -> `ag__cont_N = True` reset at the top of each iteration, rest guarded;
 - `while/for ... else: E` -> `if not ag__break_N: E` after the loop;
 - `match s: case P: B ...` -> the `match` setting `ag__case_N` to the number of the
-  case that matched, then `if ag__case_N == 0: B ...` (`Canonicalizer.matches`);
+  case that matched, then `if ag__case_N == 0: B ...` (`Canonicalizer.matches`); a
+  `match` of literal patterns only is the `if s == 1: ... elif ...` chain it means;
 - a `while` whose test binds a name (`while (k := k + 1) < n:`) -> the test is
   evaluated into `ag__wtest_N` before the loop and again at the end of each trip
   (after `continue`'s guards, before `break`'s and `return`'s), and the loop tests
@@ -92,6 +93,28 @@ def _blocks(s):
         return [(s, "body")] + [(h, "body") for h in s.handlers] + [
             (s, "orelse"), (s, "finalbody")]
     return []
+
+
+def _literal(pattern):
+    """Whether a `case` pattern only compares (a literal, `None` / `True` / `False`, an
+    `|` of those) or is the wildcard `_`: it binds no name."""
+    if isinstance(pattern, gast.MatchOr):
+        return all(_literal(p) for p in pattern.patterns)
+    if isinstance(pattern, gast.MatchAs):
+        return pattern.pattern is None and pattern.name is None
+    return isinstance(pattern, (gast.MatchValue, gast.MatchSingleton))
+
+
+def _pattern_test(pattern, subj):
+    """The test a `_literal` pattern makes of the name `subj` (None for `_`)."""
+    if isinstance(pattern, gast.MatchOr):
+        tests = [_pattern_test(p, subj) for p in pattern.patterns]
+        return None if None in tests else gast.BoolOp(op=gast.Or(), values=tests)
+    if isinstance(pattern, gast.MatchAs):
+        return None
+    if isinstance(pattern, gast.MatchSingleton):
+        return replace_expr("s is v", s=subj, v=gast.Constant(value=pattern.value, kind=None))
+    return replace_expr("s == v", s=subj, v=pattern.value)
 
 
 def _guard(flag, rest, origin):
@@ -203,6 +226,8 @@ class Canonicalizer:
         return out
 
     def _match(self, s):
+        if all(_literal(c.pattern) for c in s.cases):
+            return self._literal_match(s)
         flag = self.fresh("case")
         bodies = []
         for k, case in enumerate(s.cases):
@@ -214,6 +239,24 @@ class Canonicalizer:
             test = replace_expr("flag == k", flag=flag, k=gast.Constant(value=k, kind=None))
             chain = locate([gast.If(test=test, body=bodies[k], orelse=chain)], s.cases[k].pattern)
         return locate(replace("flag = -1", flag=flag), s) + [s] + chain
+
+    def _literal_match(self, s):
+        """A `match` whose patterns are literals (`case 1 | 2:`, `case None:`, `case _:`)
+        as the `if`/`elif` chain Python's matching is (`==`, `is` for None / True /
+        False, the subject evaluated once): on a staged subject, a staged `if` like any."""
+        subj = self.fresh("subject")
+        chain = []
+        for case in reversed(s.cases):
+            body = self.matches(case.body)
+            test = _pattern_test(case.pattern, subj)
+            if case.guard is not None:
+                test = case.guard if test is None else gast.BoolOp(
+                    op=gast.And(), values=[test, case.guard])
+            if test is None:   # `case _:` -- matches everything: what follows is dead
+                chain = body
+            else:
+                chain = locate([gast.If(test=test, body=body, orelse=chain)], case.pattern)
+        return locate(replace("subj = subject", subj=subj, subject=s.subject), s) + chain
 
     # ---- return ------------------------------------------------------------------
     def function_body(self, body):
