@@ -37,12 +37,12 @@ def nonlocal_in_loop(x, s):
     while k < 2:
         k += 1
 
-        def bump(z):
+        def decay(z):   # (defined anew on every trip)
             nonlocal t
-            if z > 0.1:
-                t = t * 0.5 + z
-            return t
-        x = x + bump(x[0])
+            if z < 0.9:
+                t = jnp.tanh(t) + z * k
+        decay(x[1])
+        x = x * t
     return x + t
 
 
