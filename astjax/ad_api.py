@@ -463,9 +463,10 @@ class _VjpBody:
         res, ct = args[:self.nres], args[self.nres]
         ct_leaves, ct_tree = tree_util.flatten_for_staging(ct)
         if ct_tree != self.main_tree:
-            raise ArgumentTypeError(f"Tree structure of cotangent input {ct_tree}, does not "
-                                    f"match structure of primal output {self.main_tree}.",
-                                    hint="pass a cotangent shaped like f's output")
+            raise ArgumentValueError(f"unexpected tree structure: the cotangent has "
+                                     f"structure {ct_tree}, the primal output "
+                                     f"{self.main_tree}",
+                                     hint="pass a cotangent shaped like f's output")
         for c, a in zip(ct_leaves, self.out_avals):
             ca = leaf_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == float0) else None
             if ca is not None:

@@ -69,14 +69,17 @@ def check_rev_output(name, holomorphic, aval):
 def check_cotangent(ct_aval, aval, hint="device_put the cotangent to the output's memory "
                     "space (jax.memory.Space.Host or Space.Device)"):
     """JAX's ValueErrors for a cotangent of type `ct_aval` given to a VJP whose
-    primal output has type `aval`: another shape, or another memory space."""
+    primal output has type `aval`: another shape, dtype or memory space."""
     if ct_aval.shape != aval.shape:
         raise ArgumentValueError(f"Shape of cotangent input to vjp pullback function "
                                  f"{ct_aval.shape} must be the same as the shape of the "
                                  f"corresponding primal output {aval.shape}.",
                                  hint="pass a cotangent shaped like f's output")
     device = MemorySpace.Device   # (avals of other kinds: no memory space)
-    if getattr(ct_aval, "memory_space", device) is not getattr(aval, "memory_space", device):
+    # (any dtype for an output without tangents, whose cotangent type is float0: JAX's
+    # `_temporary_dtype_exception`)
+    if (getattr(ct_aval, "memory_space", device) is not getattr(aval, "memory_space", device)
+            or differentiable(aval) and ct_aval.dtype != aval.dtype):
         raise ArgumentValueError(
             f"unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
             f"{ct_aval._long()}, but expected {aval._long()} because the corresponding "

@@ -20,7 +20,7 @@ from .codegen import explicit as _explicit, stablehlo
 from .codegen import host_memory as _host_memory, host_sharded as _host_sharded
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
-from .jit_arguments import (argnums as _argnums, check_argnums as _check_argnums,
+from .jit_arguments import (normalize_donate as _normalize_donate,
                             normalize_static as _normalize_static,
                             positional_params as _positional_params)
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
@@ -73,7 +73,8 @@ class Jitted(StagedCallable):
     """`astjax.jit(f)`: stage f from its source, compile per input signature."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 in_shardings=None, out_shardings=None, options=None, inline=False):
+                 in_shardings=None, out_shardings=None, options=None, inline=False,
+                 donate_argnames=()):
         check_callable(fun, "jit")
         self._inline = inline   # inline=True: an inner call inlines (else one `jit` equation)
         self._options = options   # jit_options.JitOptions: device, backend, compiler options
@@ -83,20 +84,19 @@ class Jitted(StagedCallable):
         # shared by every jit of the same function and options (compile_cache.shared_state)
         self._share_key = ("jit", _options_key(static_argnums), _options_key(static_argnames),
                            _options_key(donate_argnums), self._shardings) + (
-            (options.key(),) if options is not None else ())
+            (options.key(),) if options is not None else ()) + (
+            (_options_key(donate_argnames),) if donate_argnames else ())
         (self.static_argnums, self.static_argnames, self.donate_argnums, self._cache,
          self._fast) = compile_cache.shared_state(fun, self._share_key, lambda: self._new_state(
-            fun, static_argnums, static_argnames, donate_argnums))
+            fun, static_argnums, static_argnames, donate_argnums, donate_argnames))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         self._plain = options is None and not self._has_statics   # __call__'s fast paths
         util.wraps_function(self, fun)
 
     @staticmethod
-    def _new_state(fun, static_argnums, static_argnames, donate_argnums):
+    def _new_state(fun, static_argnums, static_argnames, donate_argnums, donate_argnames=()):
         statics = _normalize_static(fun, static_argnums, static_argnames)
-        pos, var_args, _, _ = _positional_params(fun)
-        donate = _check_argnums(
-            fun, _argnums(donate_argnums, "donate_argnums"), "donate_argnums", pos, var_args)
+        donate = _normalize_donate(fun, donate_argnums, donate_argnames, statics[1])
         # _cache: full key -> _Entry; _fast: (x64, *per-argument signature) -> _Entry
         return (*statics, donate, {}, {})
 
@@ -628,13 +628,14 @@ def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums, static_argnames=static_argnames,
-                                 donate_argnums=donate_argnums, inline=inline, **options)
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 inline=inline, **options)
     opts = _jit_options.parse(options, in_shardings, out_shardings)   # device=, backend=, ...
     if (getattr(fun, "_jit_is_identity", False) and not (static_argnums or static_argnames)
             and in_shardings is None and out_shardings is None and opts is None):
         return fun  # a pmap is compiled already: jit(pmap(f)) is pmap(f)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
-                  out_shardings, opts, inline)
+                  out_shardings, opts, inline, donate_argnames)
 
 
 function = jit

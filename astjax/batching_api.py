@@ -13,6 +13,7 @@ read as a tuple. Keyword arguments are always mapped over axis 0.
 from __future__ import annotations
 
 import functools
+import operator
 import inspect
 from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple, TypeVar, overload
@@ -23,7 +24,8 @@ from . import core, dtypes, hi_state, hi_values, name_stack, tree_util, util
 from .api import Jitted
 from .extend.core import eager_staging, eager_transform as _eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
-                     NotImplementedInAstjaxError, ShapeError, caller_location, check_signature)
+                     NotImplementedInAstjaxError, ShapeError, caller_location, check_callable,
+                     check_signature)
 from .staging import (StagedCallable, as_callable, leaf_labels, mapped_leaves, stage_flat,
                       wrapped_signature)
 from .transforms import batching  # noqa: F401  (registers the batch rules)
@@ -70,6 +72,19 @@ def _broadcast_prefix(prefix, tree, what, loc):
     for ax, sub in zip(paxes, subtrees):
         out.extend([ax] * len(tree_util.tree_leaves(sub)))
     return out
+
+
+def _axis_size(axis_size, mapped_sizes, loc):
+    """`vmap`'s `axis_size` as an int: JAX's TypeError for one that is not an integer
+    (a float equal to the mapped arguments' size is used as that size, as JAX does)."""
+    try:
+        return operator.index(axis_size)
+    except TypeError:
+        if axis_size in mapped_sizes:
+            return int(axis_size)
+        raise ArgumentTypeError(f"vmap axis_size must be an integer, got {axis_size!r} of "
+                                f"type {type(axis_size).__name__}",
+                                hint="pass axis_size=n with n a Python int", loc=loc) from None
 
 
 class BatchedFunction(StagedCallable):
@@ -232,7 +247,7 @@ class BatchedFunction(StagedCallable):
         avals = [core.AbstractRef(a) if i in refs else a for i, a in enumerate(avals)]
         size_set = {s for *_, s in sizes}
         if self.axis_size is not None:
-            size_set.add(int(self.axis_size))
+            size_set.add(_axis_size(self.axis_size, size_set, loc))
         if not sizes and self.axis_size is None:
             raise ArgumentValueError("vmap must have at least one non-None value in in_axes "
                                 "(or be given axis_size)",
@@ -446,4 +461,5 @@ def vmap(fun: Any = _NO_FUN, in_axes: Any = 0, out_axes: Any = 0,
         raise ArgumentTypeError(f"vmap needs a function, got {type(fun).__name__}",
                                 hint="pass the function itself (not its result or its name)",
                                 loc=caller_location())
+    check_callable(fun, "vmap")   # (a generator function)
     return BatchedFunction(fun, in_axes, out_axes, axis_name, axis_size, spmd_axis_name)

@@ -529,10 +529,15 @@ def function_name(fun) -> str:
 
 
 def check_callable(fun, what: str):
-    """A located TypeError (as JAX's) when `fun` is not callable."""
+    """A located TypeError (as JAX's) when `fun` is not callable, or is a generator
+    function (its call returns a generator, not values)."""
     if not callable(fun):
         raise ArgumentTypeError(f"{what}: expected a callable value, got {fun!r:.60}",
                                 hint="pass the function itself (not its result or its name)")
+    if inspect.isgeneratorfunction(fun):
+        raise ArgumentTypeError(f"{what}: expected a function, got a generator function: "
+                                f"{fun!r:.60}", hint="return the values (e.g. stacked with "
+                                "jnp.stack([...])) instead of yielding them")
 
 
 def _binds_positionally(fun, nargs) -> bool:

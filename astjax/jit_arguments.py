@@ -8,7 +8,8 @@ import inspect
 
 from .errors import ArgumentTypeError, ArgumentValueError, caller_location, function_name
 
-__all__ = ["argnums", "positional_params", "check_argnums", "normalize_static"]
+__all__ = ["argnums", "argnames", "positional_params", "check_argnums", "normalize_static",
+           "normalize_donate"]
 
 
 def argnums(value, what):
@@ -24,6 +25,23 @@ def argnums(value, what):
                                 hint=f"e.g. {what}=1 or {what}=(0, 2); name arguments with "
                                      "static_argnames='n'", loc=caller_location())
     return nums
+
+
+def argnames(value, what):
+    """`static_argnames` / `donate_argnames` as a tuple of strings (JAX: TypeError for a
+    value that is neither a string nor an iterable of strings)."""
+    if isinstance(value, str):
+        return (value,)
+    try:
+        names = tuple(value or ())
+    except TypeError:
+        names = None
+    if names is None or not all(isinstance(n, str) for n in names):
+        raise ArgumentTypeError(f"{what} must be a string or a sequence of strings, got "
+                                f"{value!r}", hint=f"e.g. {what}='n' or {what}=('n', 'm'); "
+                                f"name positions with {what[:-5]}nums=1",
+                                loc=caller_location())
+    return names
 
 
 def positional_params(fun):
@@ -58,16 +76,21 @@ def check_argnums(fun, nums, what, pos, var_args):
 def normalize_static(fun, static_argnums, static_argnames):
     """(static positions, static names), each completed from the other through the
     signature; a located error for indices or names the signature does not have."""
-    nums = argnums(static_argnums, "static_argnums")
-    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+    return _complete(fun, argnums(static_argnums, "static_argnums"),
+                     argnames(static_argnames, "static_argnames"), "static")
+
+
+def _complete(fun, nums, names, what):
+    """`_argnums` / `_argnames` of one kind (`what`: static or donate) checked against the
+    signature and each completed from the other."""
     pos, var_args, all_names, var_kw = positional_params(fun)
-    nums = check_argnums(fun, nums, "static_argnums", pos, var_args)
+    nums = check_argnums(fun, nums, f"{what}_argnums", pos, var_args)
     if pos is not None and not var_kw:
         bad = sorted(set(names) - set(all_names))
         if bad:
             raise ArgumentValueError(
                 f"jitted function {function_name(fun)} has invalid argnames {bad} in "
-                f"static_argnames: the function does not take these arguments",
+                f"{what}_argnames: the function does not take these arguments",
                 hint=f"its parameters are {tuple(all_names)}", loc=caller_location())
     if nums and names:   # both given: JAX completes neither from the signature (flax's
         return frozenset(nums), frozenset(names)   # wrappers name other parameters)
@@ -75,3 +98,18 @@ def normalize_static(fun, static_argnums, static_argnames):
     nums = set(nums) | {params.index(n) for n in names if n in params}
     names = set(names) | {params[i] for i in nums if 0 <= i < len(params)}
     return frozenset(nums), frozenset(names)
+
+
+def normalize_donate(fun, donate_argnums, donate_argnames, static_names):
+    """The donated positions: `donate_argnums` and the positions `donate_argnames`
+    names, checked against the signature as the static ones are; a located ValueError
+    (JAX's) for an argument both static and donated."""
+    nums, names = _complete(fun, argnums(donate_argnums, "donate_argnums"),
+                            argnames(donate_argnames, "donate_argnames"), "donate")
+    both = sorted(set(names) & set(static_names))
+    if both:
+        raise ArgumentValueError(
+            f"static_argnames and donate_argnames cannot intersect: {both} appear in both",
+            hint="a static argument is a Python value, not a buffer: donate only dynamic "
+                 "(array) arguments", loc=caller_location())
+    return tuple(sorted(nums))

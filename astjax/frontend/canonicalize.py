@@ -8,6 +8,9 @@ so the staged IR is plain structured control flow that AD can differentiate.
 - `break` -> `ag__break_N = True`, rest guarded, loop test extended;
 - `continue` -> `ag__cont_N = True` reset at the top of each iteration, rest guarded;
 - `while/for ... else: E` -> `if not ag__break_N: E` after the loop;
+- `match s: case P: B ...` -> the `match` setting `ag__case_N` to the number of the
+  case that matched, then `if ag__case_N == 0: B ...` (`Canonicalizer.matches`); a
+  `match` of literal patterns only is the `if s == 1: ... elif ...` chain it means;
 - a `while` whose test binds a name (`while (k := k + 1) < n:`) -> the test is
   evaluated into `ag__wtest_N` before the loop and again at the end of each trip
   (after `continue`'s guards, before `break`'s and `return`'s), and the loop tests
@@ -90,6 +93,28 @@ def _blocks(s):
         return [(s, "body")] + [(h, "body") for h in s.handlers] + [
             (s, "orelse"), (s, "finalbody")]
     return []
+
+
+def _literal(pattern):
+    """Whether a `case` pattern only compares (a literal, `None` / `True` / `False`, an
+    `|` of those) or is the wildcard `_`: it binds no name."""
+    if isinstance(pattern, gast.MatchOr):
+        return all(_literal(p) for p in pattern.patterns)
+    if isinstance(pattern, gast.MatchAs):
+        return pattern.pattern is None and pattern.name is None
+    return isinstance(pattern, (gast.MatchValue, gast.MatchSingleton))
+
+
+def _pattern_test(pattern, subj):
+    """The test a `_literal` pattern makes of the name `subj` (None for `_`)."""
+    if isinstance(pattern, gast.MatchOr):
+        tests = [_pattern_test(p, subj) for p in pattern.patterns]
+        return None if None in tests else gast.BoolOp(op=gast.Or(), values=tests)
+    if isinstance(pattern, gast.MatchAs):
+        return None
+    if isinstance(pattern, gast.MatchSingleton):
+        return replace_expr("s is v", s=subj, v=gast.Constant(value=pattern.value, kind=None))
+    return replace_expr("s == v", s=subj, v=pattern.value)
 
 
 def _guard(flag, rest, origin):
@@ -178,9 +203,64 @@ class Canonicalizer:
                 return out
         return out
 
+    # ---- match -------------------------------------------------------------------
+    def matches(self, stmts):
+        """Every `match` of the function's own scope split in two: the `match` itself,
+        whose cases only record which one matched (`ag__case_N = k`; the patterns bind
+        their names as Python binds them), then an `if`/`elif` chain on that number
+        running the case bodies. The chain's tests are Python ints, so only the taken
+        body is staged, and the bodies are ordinary blocks for the jumps, analyses and
+        converters that follow."""
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.Match):
+                out.extend(self._match(s))
+                continue
+            if not isinstance(s, (gast.FunctionDef, gast.ClassDef)):
+                for field in ("body", "orelse", "finalbody"):
+                    if isinstance(getattr(s, field, None), list):
+                        setattr(s, field, self.matches(getattr(s, field)))
+                for h in getattr(s, "handlers", ()):
+                    h.body = self.matches(h.body)
+            out.append(s)
+        return out
+
+    def _match(self, s):
+        if all(_literal(c.pattern) for c in s.cases):
+            return self._literal_match(s)
+        flag = self.fresh("case")
+        bodies = []
+        for k, case in enumerate(s.cases):
+            bodies.append(self.matches(case.body))
+            case.body = locate(replace("flag = k", flag=flag, k=gast.Constant(value=k, kind=None)),
+                               case.body[0])
+        chain = []
+        for k in reversed(range(len(bodies))):
+            test = replace_expr("flag == k", flag=flag, k=gast.Constant(value=k, kind=None))
+            chain = locate([gast.If(test=test, body=bodies[k], orelse=chain)], s.cases[k].pattern)
+        return locate(replace("flag = -1", flag=flag), s) + [s] + chain
+
+    def _literal_match(self, s):
+        """A `match` whose patterns are literals (`case 1 | 2:`, `case None:`, `case _:`)
+        as the `if`/`elif` chain Python's matching is (`==`, `is` for None / True /
+        False, the subject evaluated once): on a staged subject, a staged `if` like any."""
+        subj = self.fresh("subject")
+        chain = []
+        for case in reversed(s.cases):
+            body = self.matches(case.body)
+            test = _pattern_test(case.pattern, subj)
+            if case.guard is not None:
+                test = case.guard if test is None else gast.BoolOp(
+                    op=gast.And(), values=[test, case.guard])
+            if test is None:   # `case _:` -- matches everything: what follows is dead
+                chain = body
+            else:
+                chain = locate([gast.If(test=test, body=body, orelse=chain)], case.pattern)
+        return locate(replace("subj = subject", subj=subj, subject=s.subject), s) + chain
+
     # ---- return ------------------------------------------------------------------
     def function_body(self, body):
-        body = self.loops(body)
+        body = self.loops(self.matches(body))
         nested = any(_contains([s], gast.Return, True) for s in body
                      if isinstance(s, (gast.If, gast.While, gast.For, gast.With, gast.Try)))
         if not nested:

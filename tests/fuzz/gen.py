@@ -20,6 +20,7 @@ import random
 
 from .gen_constructs import CONSTRUCTS, ConstructsMixin
 from .gen_constructs import PRELUDE as CONSTRUCTS_PRELUDE
+from .gen_constructs2 import CONSTRUCTS2, PRELUDE2, Constructs2Mixin
 from .nodes import Block, Line
 
 FEATURES = (
@@ -29,7 +30,7 @@ FEATURES = (
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
     "global_forms", "pystate", "pystate_staged", "pystate_hidden", "closures",
-) + CONSTRUCTS
+) + CONSTRUCTS + CONSTRUCTS2
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
 # constructs added after the documented seed ranges were run, so that those ranges
@@ -51,9 +52,10 @@ FEATURES = (
 # del, keyword-only helpers, lax bodies in Python, a pytree class's methods, static
 # recursion, `:=` in loop tests, containers' isinstance / len, augmented subscripts),
 # each its own switch, and `closures` (`gen_constructs.s_closures`: functions closing over
-# a loop variable)
+# a loop variable), and the second family (`gen_constructs2.CONSTRUCTS2`: `match`,
+# chained comparisons, lambda defaults, `o.v += ...`, `nonlocal` in a loop, star rows)
 DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged",
-               "pystate_hidden", "closures") + CONSTRUCTS
+               "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2
 
 
 def render_body(body, mode, indent):
@@ -121,6 +123,7 @@ class Program:
     uses_pystate_staged = False   # `pystate_staged`: module-level `SINK`, `halves`
     uses_pystate_hidden = False   # `pystate_hidden`: `Slotted`, `Counted`, `OPT`
     uses_constructs = False   # a `CONSTRUCTS` feature: `lax`, `CM`, `Pair`, `rec`, `kw`, ...
+    uses_constructs2 = False  # a `CONSTRUCTS2` feature: `Box`
 
     def __init__(self, seed, body, ptype):
         self.seed, self.body, self.ptype = seed, body, ptype
@@ -131,7 +134,8 @@ class Program:
             PYSTATE if self.uses_pystate else "") + (
             PYSTATE_STAGED if self.uses_pystate_staged else "") + (
             PYSTATE_HIDDEN if self.uses_pystate_hidden else "") + (
-            CONSTRUCTS_PRELUDE[mode] if self.uses_constructs else "")
+            CONSTRUCTS_PRELUDE[mode] if self.uses_constructs else "") + (
+            PRELUDE2 if self.uses_constructs2 else "")
         return PRELUDE[mode] + common + "\n".join(lines) + TAIL
 
     def nodes(self):
@@ -165,7 +169,7 @@ class Env:
         return e
 
 
-class Generator(ConstructsMixin):
+class Generator(ConstructsMixin, Constructs2Mixin):
     def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5, enabled=()):
         self.rng = random.Random(seed)
         self.seed = seed
@@ -287,11 +291,12 @@ class Generator(ConstructsMixin):
                       "append_stack", "lambda", "closure_def", "nonlocal",
                       "assign_in_branches", "python_index", "global", "pystate",
                       "nested_loops", "try_stmt", "with_stmt", "lax_bodies", "walrus",
-                      "containers", "aug_subscript", "dyn_slice", "class_methods", "closures"]
+                      "containers", "aug_subscript", "dyn_slice", "class_methods", "closures",
+                      "match_stmt", "chained_cmp", "aug_attr", "nonlocal_loop"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return", "comprehension", "star_unpack", "assert_del", "helper_kwonly",
-                  "recursion"]
+                  "recursion", "lambda_default", "star_rows"]
         kinds = [k for k in kinds if self.on.get(k.replace("assign_s", "assign"), True)]
         k = self.rng.choice(kinds)
         return getattr(self, "s_" + k)(env, depth)
@@ -660,4 +665,5 @@ def generate(seed, disabled=(), enabled=()):
     prog.uses_pystate_staged = getattr(g, "uses_pystate_staged", False)
     prog.uses_pystate_hidden = getattr(g, "uses_pystate_hidden", False)
     prog.uses_constructs = getattr(g, "uses_constructs", False)
+    prog.uses_constructs2 = getattr(g, "uses_constructs2", False)
     return prog

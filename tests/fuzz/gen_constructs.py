@@ -416,7 +416,9 @@ class ConstructsMixin:
         k = self.fresh("k")
         test = f"({k} := {k} + 1) < {self.rng.randint(1, 4)}"
         if self.rng.random() < 0.4:
-            test += f" and {self.test(env, staged=True)}"
+            # (parenthesized: `k < 2 and a or b` is `(k < 2 and a) or b`, which the
+            # counter does not bound -- seed 4701152 looped forever in Python too)
+            test += f" and ({self.test(env, staged=True)})"
         e = self.body_env(env, loop="while")
         body, _ = self.block(e, depth + 1, n=1)
         return [Line(f"{k} = 0"),

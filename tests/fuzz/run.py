@@ -18,14 +18,17 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 from fuzz.checks import CHECKS, run_program  # noqa: E402
 from fuzz.gen import generate  # noqa: E402
 from fuzz.gen_constructs import CONSTRUCTS  # noqa: E402
+from fuzz.gen_constructs2 import CONSTRUCTS2  # noqa: E402
 from fuzz.reduce import reduce  # noqa: E402
 
 
 def expand(names):
-    """`--enable`'s list: `constructs` stands for every `gen_constructs` feature."""
+    """`--enable`'s list: `constructs` stands for every `gen_constructs` feature,
+    `constructs2` for every `gen_constructs2` one."""
+    family = {"constructs": CONSTRUCTS, "constructs2": CONSTRUCTS2}
     out = []
     for d in names.split(","):
-        out += list(CONSTRUCTS) if d == "constructs" else [d] if d else []
+        out += list(family[d]) if d in family else [d] if d else []
     return tuple(out)
 
 
@@ -89,7 +92,7 @@ def main(argv=None):
     ap.add_argument("--checks", default=",".join(CHECKS))
     ap.add_argument("--disable", default="")
     ap.add_argument("--enable", default="", help="features off by default (gen.DEFAULT_OFF; "
-                    "`constructs`: all of gen_constructs.CONSTRUCTS)")
+                    "`constructs`: all of gen_constructs.CONSTRUCTS, `constructs2`: of gen_constructs2)")
     ap.add_argument("--reduce", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("-v", action="store_true")

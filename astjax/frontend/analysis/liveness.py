@@ -4,7 +4,8 @@
 `ag_live_out` (names live after it) and `ag_live_in`, and the function with
 `ag_closures` (`closure_names` of its body). A nested function's body is not entered:
 it is resolved on its own when the converter reaches it, so each function is analysed
-once however deep it is nested. Loops are solved to a fixpoint. A nested function reads
+once however deep it is nested. Loops are solved to a fixpoint. The names a function
+declares `nonlocal` are live where it returns (the enclosing scope reads the cell). A nested function reads
 its free names wherever it may be called: they are live wherever the function's
 name is live (and names it writes with `nonlocal` too, since it reads the cell).
 
@@ -22,6 +23,7 @@ from . import activity
 
 
 _closures: list[dict] = [{}]   # per function being resolved: name -> names its closure reads
+_exit: list[frozenset] = [frozenset()]   # per function: names live where it returns
 _captured: list[set] = [set()]  # per function being resolved: every name a closure reads
 _RETURN_LIVE = frozenset({"ag__retval", "ag__do_return"})
 _jump_live: dict = {}          # loop flag -> names live where its jump goes
@@ -42,6 +44,11 @@ def scope_statements(fn_body):
         if not isinstance(n, (gast.FunctionDef, gast.ClassDef)):
             for field in _BLOCKS:
                 stack.extend(reversed(getattr(n, field, None) or ()))
+
+
+def declared(fn_body, kinds=(gast.Nonlocal, gast.Global)) -> set:
+    """Names a function body's own scope declares `nonlocal` / `global` (`kinds`)."""
+    return {n for s in scope_statements(fn_body) if isinstance(s, kinds) for n in s.names}
 
 
 def closure_names(fn_body) -> dict:
@@ -109,8 +116,7 @@ def _block(stmts, live_out):
             live = _stmt(s, live)
             continue
         read, mod = activity.names(s)
-        if isinstance(s, gast.AugAssign):
-            mod = set()  # x += y reads x
+        mod = _killed(s, mod)
         live -= mod
         live |= read
         if type(s) is gast.Delete:
@@ -179,14 +185,19 @@ def _stmt(s, live_out):
         live = (_block(s.body, live_out) - activity.modified(s.items)) | activity.read(s.items)
     else:
         read, mod = activity.names(s)
-        if isinstance(s, gast.AugAssign):
-            mod = set()  # x += y reads x
-        live = (set(live_out) - mod) | read
+        live = (set(live_out) - _killed(s, mod)) | read
         if isinstance(s, gast.Delete):
             live |= _deleted(s)
     live = _with_closures(live)
     s.ag_live_in = frozenset(live)
     return live
+
+
+def _killed(s, mod):
+    """The names a simple statement binds on every path: `x += y` reads x first, and a
+    `match` (its case bodies moved out by `canonicalize`) binds a pattern's captures
+    only when that case matches -- otherwise the name keeps its value."""
+    return set() if isinstance(s, (gast.AugAssign, gast.Match)) else mod
 
 
 def _deleted(s):
@@ -201,7 +212,7 @@ def _is_flag(name):
 
 def _target(flag, live_out):
     """Names live where the jump of `flag` goes (`live_out` if unknown)."""
-    return _RETURN_LIVE if flag == "ag__do_return" else _jump_live.get(flag, live_out)
+    return _RETURN_LIVE | _exit[-1] if flag == "ag__do_return" else _jump_live.get(flag, live_out)
 
 
 def _jump_targets(loop, head, after):
@@ -216,11 +227,14 @@ def _resolve_fn(fn):
     fn.ag_closures = closure_names(body)
     _closures.append(fn.ag_closures)
     _captured.append(set().union(*fn.ag_closures.values()))
+    # a `nonlocal` name is read after the function returns: by the scope owning the cell
+    _exit.append(frozenset(declared(body, gast.Nonlocal)))
     try:
-        _block(body, set())
+        _block(body, set(_exit[-1]))
     finally:
         _closures.pop()
         _captured.pop()
+        _exit.pop()
 
 
 def resolve(node, ctx=None):

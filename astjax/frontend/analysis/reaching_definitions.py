@@ -3,7 +3,8 @@
 `resolve(node, ctx)` annotates each statement of the function's own scope with
 `ag_defined_in` = (definitely, maybe): the names bound before the statement runs (a
 nested function is resolved on its own, when the converter reaches it). Function
-parameters are definitely defined; a loop body may run zero times. The else path of
+parameters and the names it declares `nonlocal` / `global` are definitely defined; a
+loop body may run zero times. The else path of
 a guard `if not flag:` that the canonicalizer made (`ag_guard`) is the path that has
 already jumped (returned, broken out, continued): nothing after the guard reads a
 user name on it, so a name the guarded rest defines counts as defined after the guard.
@@ -22,6 +23,7 @@ from collections.abc import Set
 import gast
 
 from . import activity
+from .liveness import declared
 
 
 class Defined(Set):
@@ -112,13 +114,17 @@ def _stmt(s, d, m):
         return items | db.keys(), items | mb.keys()
     if isinstance(s, gast.FunctionDef):
         return (s.name,), (s.name,)
+    if isinstance(s, gast.Match):   # a capture is bound only if its case matches
+        return _NOTHING, activity.modified(s)
     mod = activity.modified(s)
     return mod, mod
 
 
 def _resolve_fn(fn):
-    p = frozenset(_params(fn))
     body = fn.body if isinstance(fn.body, list) else []
+    # names declared `nonlocal` / `global` are bound in another scope: defined on entry
+    # as far as this one knows (an unbound cell raises Python's NameError where read)
+    p = frozenset(_params(fn)) | declared(body)
     _block(body, p, p)
 
 

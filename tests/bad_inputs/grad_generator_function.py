@@ -1,0 +1,12 @@
+# expect: ArgumentTypeError TypeError
+# jax: TypeError (TypeError): Expected a function, got a generator function: <function f at 0x7f7f0c156520>
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    for i in range(3):
+        yield x * i
+
+astjax.grad(f)(1.0)  # error

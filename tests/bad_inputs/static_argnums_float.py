@@ -1,0 +1,11 @@
+# expect: ArgumentTypeError TypeError
+# jax: TypeError (TypeError): 'float' object is not iterable
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x, y):
+    return x + y
+
+astjax.jit(f, static_argnums=1.0)  # error

@@ -1,0 +1,11 @@
+# expect: ArgumentValueError ValueError
+# jax: ValueError (ValueError): vmap in_axes specification must be a tree prefix of the corresponding value; 
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x * 2
+
+astjax.vmap(f, in_axes=((0, 0),))(jnp.ones((2, 3)))  # error
