@@ -99,3 +99,31 @@ def test_custom_vjp_around_custom_vmap_forwards_def_vmap():
     _same(jax.grad(f)(jnp.zeros(()), jnp.ones(())), 1.)
     with pytest.raises(AttributeError):
         f.no_such_attribute  # noqa: B018
+
+
+def test_eigh_tridiagonal_derivatives_are_the_eigen_decompositions():
+    # JAX 0.10.2's jacfwd differentiates its bisection (the Gershgorin bounds':
+    # [[0, 0, 0.1033, 0.8967], ...] here, whatever the eigenvalue) and its grad raises;
+    # astjax gives the eigenvalues' and eigenvectors' derivatives (dw_i = v_i^2 on d)
+    import astjax
+    from astjax.scipy.linalg import eigh_tridiagonal
+    d = np.array([1.0, 2.0, 3.5, -1.0], np.float32)
+    e = np.array([0.5, -0.3, 0.8], np.float32)
+    t = np.diag(d.astype(np.float64)) + np.diag(e.astype(np.float64), 1) + \
+        np.diag(e.astype(np.float64), -1)
+    _, v = np.linalg.eigh(t)
+    jd, je = astjax.jacrev(lambda a, b: eigh_tridiagonal(a, b, eigvals_only=True),
+                           argnums=(0, 1))(d, e)
+    np.testing.assert_allclose(np.asarray(jd), (v ** 2).T, atol=2e-6)
+    np.testing.assert_allclose(np.asarray(je), (2 * v[:-1] * v[1:]).T, atol=2e-6)
+    w, vecs = eigh_tridiagonal(d, e)
+    dv = astjax.jacfwd(lambda a: eigh_tridiagonal(a, e)[1])(d)   # vs central differences
+    h = 1e-3
+    for i in range(4):
+        dp, dm = d.copy(), d.copy()
+        dp[i] += h
+        dm[i] -= h
+        align = lambda u: u * np.sign(np.sum(u * np.asarray(vecs), 0))
+        fd = (align(np.asarray(eigh_tridiagonal(dp, e)[1]))
+              - align(np.asarray(eigh_tridiagonal(dm, e)[1]))) / (2 * h)
+        np.testing.assert_allclose(np.asarray(dv)[..., i], fd, atol=2e-3)

@@ -23,6 +23,7 @@ from .. import core, dtypes, lax
 from .. import numpy as _jnp
 from .. import random as _random
 from ..core import bind
+from ..custom_api import custom_jvp as _custom_jvp
 from ..errors import (ArgumentValueError, DTypeError as _DTypeError, NotImplementedInAstjaxError,
                       ShapeValueError)
 from ..numpy import linalg as _la
@@ -416,18 +417,48 @@ def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None,
                                           "implemented (nor is it in JAX)")
     else:
         raise ArgumentValueError("'select must have a value in {'a', 'i', 'v'}.")
-    if dtypes.issubdtype(a_dt, np.complexfloating):
-        alpha = _uf.real(alpha)
-        beta_sq = _uf.real(beta * _uf.conjugate(beta))
-        beta_abs = _uf.sqrt(beta_sq)
-    else:
-        beta_abs, beta_sq = _uf.abs(beta), _uf.square(beta)
-    w = _bisect_eigenvalues(alpha, beta_abs, beta_sq, targets, tol)
-    if eigvals_only:
-        return w
-    if key is None:
-        key = _random.key(42)
-    return w, _inverse_iteration(alpha, beta, w, key).T
+    key = _random.key(42) if key is None and not eigvals_only else key
+
+    def compute(alpha, beta):
+        if dtypes.issubdtype(a_dt, np.complexfloating):
+            alpha = _uf.real(alpha)
+            beta_sq = _uf.real(beta * _uf.conjugate(beta))
+            beta_abs = _uf.sqrt(beta_sq)
+        else:
+            beta_abs, beta_sq = _uf.abs(beta), _uf.square(beta)
+        w = _bisect_eigenvalues(alpha, beta_abs, beta_sq, targets, tol)
+        return w if eigvals_only else (w, _inverse_iteration(alpha, beta, w, key).T)
+    return _differentiated_as_eigh(compute, targets, eigvals_only)(alpha, beta)
+
+
+def _differentiated_as_eigh(compute, targets, eigvals_only):
+    """`compute(d, e)` (bisection, inverse iteration) with the eigen-decomposition's
+    derivatives, not those of its iterations (whose comparisons have none): with T the
+    dense tridiagonal matrix and V its eigenvectors, dw_i = (V^H dT V)_ii and
+    dV = V (F o V^H dT V), F_ij = 1 / (w_j - w_i), each vector's tangent in the phase
+    of the vector `compute` returned."""
+    f = _custom_jvp(compute)
+
+    def jvp(primals, tangents):
+        (d, e), (dd, de) = primals, tangents
+        out = f(d, e)
+
+        def tridiagonal(a, b):
+            return _jnp.diag(_uf.real(a).astype(b.dtype)) + _jnp.diag(b, 1) + \
+                _jnp.diag(_uf.conjugate(b), -1)
+        w_all, v = _la.eigh(tridiagonal(d, e))
+        m = _matmul(_uf.conjugate(v).T, _matmul(tridiagonal(dd, de), v))
+        dw = _uf.real(_jnp.diagonal(m))[targets]
+        if eigvals_only:
+            return out, dw
+        gap = w_all[None, :] - w_all[:, None]
+        inv_gap = _jnp.where(gap == 0, 0, 1 / _jnp.where(gap == 0, 1, gap))
+        dv = _matmul(v, inv_gap.astype(m.dtype) * m)[:, targets]
+        overlap = _sum(_uf.conjugate(v[:, targets]) * out[1], axis=0)
+        phase = overlap / _jnp.where(overlap == 0, 1, _uf.abs(overlap)).astype(overlap.dtype)
+        return out, (dw, (dv * phase).astype(out[1].dtype))
+    f.defjvp(jvp)
+    return f
 
 
 def _bisect_eigenvalues(alpha, beta_abs, beta_sq, targets, tol):
