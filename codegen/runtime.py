@@ -782,14 +782,19 @@ def without_jax(read):
     """`read()`, a jaxlib call whose C++ side imports `jax.core` /
     `jax._src.sharding_impls` when it can (for avals; `_arrays`, a host copy) and copes
     when it cannot (the avals are then None; astjax keeps its own). astjax never
-    imports jax: unless jax is imported already, the import is blocked for the duration
-    of the call (`sys.modules["jax"] = None`: it fails at once, without a search of the
-    path), so a later `import jax` works as usual."""
-    if "jax" in _sys.modules:
+    imports jax: unless real JAX is imported already, the import is blocked for the
+    duration of the call (`sys.modules["jax"] = None`: it fails at once, without a
+    search of the path; `jax` served by astjax's alias is put back after), so a later
+    `import jax` works as usual."""
+    if "jax._src.config" in _sys.modules:   # (imported by real JAX only)
         return read()
+    before = _sys.modules.get("jax")
     _sys.modules["jax"] = None
     try:
         return read()
     finally:
         if _sys.modules.get("jax", 0) is None:
-            del _sys.modules["jax"]
+            if before is None:
+                del _sys.modules["jax"]
+            else:
+                _sys.modules["jax"] = before

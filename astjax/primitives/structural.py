@@ -145,6 +145,15 @@ defvectorized(convert_element_type_p)
 _HOST_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
 
 
+def _identity(x):
+    """An operation's identity shortcut: an array of ours as it is; a NumPy / Python value
+    converted to its canonical dtype (an Array, as JAX's; a constant when staging)."""
+    if not isinstance(x, _HOST_VALUES):
+        return x
+    a = _aval(x)
+    return convert_element_type(x, a.dtype, weak_type=a.weak_type)
+
+
 def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_cast=True):
     """`lax.convert_element_type`: x as `new_dtype` (a constant scalar converts now);
     complex to real keeps the real part, as JAX's (`dtypes.complex_to_real`)."""
@@ -260,9 +269,9 @@ def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     `out_sharding` lays the result out (see `out_layout`)."""
     shape = shape_poly.canonical_shape(shape)
     s = None if out_sharding is None else out_layout(out_sharding, "broadcast_in_dim")
-    if (s is None and _aval(x).shape == shape and not isinstance(x, _HOST_VALUES)
+    if (s is None and _aval(x).shape == shape
             and tuple(broadcast_dimensions) == tuple(range(len(shape)))):
-        return x   # (a NumPy operand is converted, canonical, as JAX's)
+        return _identity(x)
     return bind(broadcast_in_dim_p, x, shape=shape,
                 broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions), sharding=s)
 
@@ -419,8 +428,8 @@ register(transpose_p, batch=_transpose_batch, source=_transpose_source)
 def transpose(x, permutation):
     """`lax.transpose`: output axis i is operand axis permutation[i]."""
     permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(_aval(x).ndim)) and not isinstance(x, _HOST_VALUES):
-        return x   # (a NumPy operand is converted, canonical, as JAX's)
+    if permutation == tuple(range(_aval(x).ndim)):
+        return _identity(x)
     return bind(transpose_p, x, permutation=permutation)
 
 # ---- squeeze / expand_dims --------------------------------------------------------
