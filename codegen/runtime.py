@@ -778,23 +778,23 @@ def shards_of(arr):
     return without_jax(lambda: arr._arrays)
 
 
-def without_jax(read):
+def without_jax(read, _names=("jax", "jax.core", "jax._src.sharding_impls")):
     """`read()`, a jaxlib call whose C++ side imports `jax.core` /
     `jax._src.sharding_impls` when it can (for avals; `_arrays`, a host copy) and copes
     when it cannot (the avals are then None; astjax keeps its own). astjax never
     imports jax: unless real JAX is imported already, the import is blocked for the
-    duration of the call (`sys.modules["jax"] = None`: it fails at once, without a
-    search of the path; `jax` served by astjax's alias is put back after), so a later
-    `import jax` works as usual."""
+    duration of the call (those names None in `sys.modules`: it fails at once, without
+    a search of the path, also when astjax's alias serves `jax`; what was there is put
+    back after), so a later `import jax` works as usual."""
     if "jax._src.config" in _sys.modules:   # (imported by real JAX only)
         return read()
-    before = _sys.modules.get("jax")
-    _sys.modules["jax"] = None
+    before = {name: _sys.modules.get(name) for name in _names}
+    _sys.modules.update(dict.fromkeys(_names))
     try:
         return read()
     finally:
-        if _sys.modules.get("jax", 0) is None:
-            if before is None:
-                del _sys.modules["jax"]
-            else:
-                _sys.modules["jax"] = before
+        for name, module in before.items():
+            if _sys.modules.get(name, 0) is None:   # (what was there, or nothing)
+                del _sys.modules[name]
+                if module is not None:
+                    _sys.modules[name] = module
