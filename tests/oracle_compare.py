@@ -30,6 +30,15 @@ def four_devices(jax):
                               "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
 
+def run_recorded(rec, jax, jnp, expected):
+    """astjax's result of every case a recorder `rec` recorded (`rec.run_case`), its
+    warnings silenced: a module fixture's body."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {name: rec.run_case(jax, jnp, name) for name in expected}
+
+
 def with_xfails(names, xfail):
     """The case names as pytest params, those in `xfail` with its (strict) mark."""
     return [pytest.param(n, marks=xfail[n]) if n in xfail else n for n in names]

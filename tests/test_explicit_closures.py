@@ -5,7 +5,6 @@ inside, the types `make_jaxpr` prints, `return_shape` / `out_info`, the results'
 and values, and JAX's ShardingTypeError where layouts do not fit (astjax ran such a
 program untyped: results laid out replicated, no error)."""
 import json
-import warnings
 
 import pytest
 
@@ -13,18 +12,16 @@ import astjax as jax
 import astjax.numpy as jnp
 
 from oracle import record_explicit_closures as rec
+from oracle_compare import four_devices, run_recorded
 
 EXPECTED = json.loads(rec.PATH.read_text())
 
-pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
-                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+pytestmark = four_devices(jax)
 
 
 @pytest.fixture(scope="module")
 def results():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return {name: rec.run_case(jax, jnp, name) for name in EXPECTED}
+    return run_recorded(rec, jax, jnp, EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -16,11 +16,11 @@ import astjax as jax
 import astjax.numpy as jnp
 
 from oracle import record_explicit_control as rec
+from oracle_compare import four_devices
 
 EXPECTED = json.loads(rec.PATH.read_text())
 
-pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
-                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+pytestmark = four_devices(jax)
 
 @pytest.fixture(scope="module")
 def results():

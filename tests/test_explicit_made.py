@@ -9,7 +9,6 @@ layout, constrained in the lowered text); `jnp.where` broadcasts its operands to
 common layout (JAX's `broadcast_shardings`) and derivatives' zeros stay untyped, so
 neither raises where JAX does not. What is left (text only) is a strict xfail."""
 import json
-import warnings
 
 import pytest
 
@@ -17,11 +16,11 @@ import astjax as jax
 import astjax.numpy as jnp
 
 from oracle import record_explicit_made as rec
+from oracle_compare import four_devices, run_recorded
 
 EXPECTED = json.loads(rec.PATH.read_text())
 
-pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
-                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+pytestmark = four_devices(jax)
 
 
 def _xfail(reason):
@@ -56,9 +55,7 @@ def _marked(names, marks):
 
 @pytest.fixture(scope="module")
 def results():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return {name: rec.run_case(jax, jnp, name) for name in EXPECTED}
+    return run_recorded(rec, jax, jnp, EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

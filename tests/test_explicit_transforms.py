@@ -9,7 +9,6 @@ forward one in another body (a reverse `scan`'s, a transposed inner `jit`'s). Th
 printed types that still differ for a reason other than the made value's are strict
 xfails."""
 import json
-import warnings
 
 import pytest
 
@@ -18,11 +17,11 @@ import astjax.numpy as jnp
 
 from oracle import record_explicit_control as control
 from oracle import record_explicit_transforms as rec
+from oracle_compare import four_devices, run_recorded
 
 EXPECTED = json.loads(rec.PATH.read_text())
 
-pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
-                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+pytestmark = four_devices(jax)
 
 _STRUCTURE = {
     "grad_scan_body": "astjax's partial evaluation keeps the made matrix in the forward "
@@ -38,9 +37,7 @@ _STRUCTURE = {
 
 @pytest.fixture(scope="module")
 def results():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return {name: rec.run_case(jax, jnp, name) for name in EXPECTED}
+    return run_recorded(rec, jax, jnp, EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
