@@ -16,7 +16,7 @@ import astjax as jax
 import astjax.numpy as jnp
 
 from oracle import record_explicit_made as rec
-from oracle_compare import four_devices, run_recorded
+from oracle_compare import four_devices, run_recorded, with_xfails
 
 EXPECTED = json.loads(rec.PATH.read_text())
 
@@ -48,11 +48,6 @@ _TEXT_XFAIL = {"arange": _RANK_PROMOTION, "grad_made_times": _RANK_PROMOTION,
                                       "grad_maximum", "jvp_scan_constant_init")}}
 
 
-def _marked(names, marks):
-    """`names` as pytest parameters, those in `marks` marked so."""
-    return [pytest.param(n, marks=marks[n]) if n in marks else n for n in names]
-
-
 @pytest.fixture(scope="module")
 def results():
     return run_recorded(rec, jax, jnp, EXPECTED)
@@ -63,7 +58,7 @@ def test_types_and_errors_as_jax(results, name):
     rec.control.assert_as_recorded(jax, results[name], EXPECTED[name])
 
 
-@pytest.mark.parametrize("name", _marked([n for n in sorted(EXPECTED)
+@pytest.mark.parametrize("name", with_xfails([n for n in sorted(EXPECTED)
                                           if "constraints" in EXPECTED[n]], _TEXT_XFAIL))
 def test_laid_out_constraints_as_jax(results, name):
     assert results[name]["constraints"] == EXPECTED[name]["constraints"]

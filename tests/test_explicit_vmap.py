@@ -15,18 +15,16 @@ import astjax.numpy as jnp
 from astjax.errors import AstjaxError
 
 from oracle import record_explicit_vmap as rec
+from oracle_compare import four_devices, with_xfails
 
 EXPECTED = json.loads(rec.PATH.read_text())
 
-pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
-                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+pytestmark = four_devices(jax)
 
 _JAX_SCAN_BATCHING = pytest.mark.xfail(strict=True, reason=(
     "JAX 0.10.2's scan batching rule raises a ValueError naming an empty mesh ('Resource "
     "axis: x of P('x',) is not found in mesh: ()') for a scalar carry beside xs mapped "
     "over a sharded axis; astjax computes the values (the unbatched function is typed fine)"))
-def _marked(names, marks):
-    return [pytest.param(n, marks=marks[n]) if n in marks else n for n in names]
 
 
 _XFAIL = {"scan_carry_beside_sharded_batch": _JAX_SCAN_BATCHING,
@@ -40,7 +38,7 @@ def results():
         return {name: rec.run_case(jax, jnp, name) for name in EXPECTED}
 
 
-@pytest.mark.parametrize("name", _marked(sorted(EXPECTED), _XFAIL))
+@pytest.mark.parametrize("name", with_xfails(sorted(EXPECTED), _XFAIL))
 def test_types_and_errors_as_jax(results, name):
     rec.control.assert_as_recorded(jax, results[name], EXPECTED[name])
 
@@ -51,7 +49,7 @@ _BATCHED_TEXT = pytest.mark.xfail(strict=True, reason=(
     "(no check can fail on them) and batches a cond with a batched predicate differently"))
 
 
-@pytest.mark.parametrize("name", _marked(
+@pytest.mark.parametrize("name", with_xfails(
     [n for n in sorted(EXPECTED) if "constraints" in EXPECTED[n]],
     {"where_constant": _BATCHED_TEXT, "cond_made_branch": _BATCHED_TEXT}))
 def test_laid_out_constraints_as_jax(results, name):

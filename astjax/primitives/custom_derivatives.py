@@ -394,12 +394,9 @@ def _custom_lin_fail(*args, loc=None, **params):
                            "with custom_jvp")
 
 
-def _custom_lin_jvp(primals, tangents, **params):
-    _custom_lin_fail(loc=core.current_source_info())   # (the custom_vjp's call site)
-
-
-def _custom_lin_batch(args, dims, **params):
-    # (vmap of a linearized custom_vjp, as jacfwd is: forward mode all the same)
+def _custom_lin_forward(operands, dims_or_tangents, **params):
+    # jvp, and vmap of a linearized custom_vjp (as jacfwd is): forward mode all the
+    # same, located at the custom_vjp's call site
     _custom_lin_fail(loc=core.current_source_info())
 
 
@@ -423,7 +420,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
 # TypeError, as for a jvp of the custom_vjp itself)
 register(custom_lin_p, impl=_custom_lin_fail, abstract_eval=_custom_lin_ae,
          lowering=_custom_lin_lowering, transpose=_custom_lin_transpose,
-         jvp=_custom_lin_jvp, batch=_custom_lin_batch)
+         jvp=_custom_lin_forward, batch=_custom_lin_forward)
 custom_lin_p.transposed_at_zero = True   # (the user's bwd may return anything for zeros:
 # flax's fp8 amax histories come back as its cotangents)
 
