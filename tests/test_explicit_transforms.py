@@ -24,9 +24,6 @@ EXPECTED = json.loads(rec.PATH.read_text())
 pytestmark = four_devices(jax)
 
 _STRUCTURE = {
-    "grad_scan_body": "astjax's partial evaluation keeps the made matrix in the forward "
-                      "scan's body and stacks it as a residual (f32[4,2,3]); JAX hoists it "
-                      "out of the loop as a constant",
     "vmap_cond_body": "astjax batches a cond with a batched predicate into a select of both "
                       "branches' values computed unbatched first (f32[4,3], i32[4] untyped); "
                       "JAX's batched branches are typed",

@@ -7,8 +7,10 @@ straight-line code when fully unrolled). The body is a ClosedJaxpr without const
 
 jvp: the body's JVP, with a fixpoint on which carries have nonzero tangents.
 partial eval: the body splits into known/unknown parts (fixpoint on unknown
-carries); residuals that are loop-invariant consts are passed as consts, the rest
-are stacked as extra `ys` of the known scan. transpose: a scan in the opposite
+carries); the known body's loop-invariant equations (reading only consts) move before
+the loop, so a residual that is a const or computed from consts alone is passed to the
+unknown scan as a const, one that is a known `xs` slice as those xs, and only the
+rest are stacked as extra `ys` of the known scan. transpose: a scan in the opposite
 direction over the stacked residuals and the output cotangents, the cotangents of
 linear consts accumulating in the carry.
 
@@ -240,7 +242,46 @@ def _scan_jvp(tx, primals, tangents, *, jaxpr, length, reverse, num_consts, num_
     return k_out + y_out, t_k + t_y
 
 
+def _hoist(kj, kc):
+    """Loop-invariant code motion of the known body `kj` (JAX's `_scan_known_hoisting`),
+    whose first invars are bound to the loop's known consts `kc`: the equations that
+    compute the same value in every iteration -- effect-free, reading only consts and
+    values so computed (dependence flows forward, so one pass in program order is the
+    fixpoint) -- restaged before the loop. -> (those equations, `outer`: each const
+    binder and each of their outputs -> its value outside the loop, the equations left
+    in the body)."""
+    n = len(kc)
+    inv = {v for v in kj.invars[:n] if not isinstance(v.aval, core.AbstractRef)}
+    hoisted, kept = [], []
+    for e in kj.eqns:
+        if not core.has_effects(e) and all(not isinstance(a, Var) or a in inv
+                                           for a in e.invars):
+            hoisted.append(e)
+            inv.update(e.outvars)
+        else:
+            kept.append(e)
+    live = {a for e in kept for a in e.invars} | set(kj.outvars)
+    needed = []
+    for e in reversed(hoisted):
+        if any(v in live for v in e.outvars):
+            needed.append(e)
+            live.update(e.invars)
+    outer = dict(zip(kj.invars[:n], kc))
+    before = []
+    for e in reversed(needed):
+        outs = [Var(v.aval, v.hint) for v in e.outvars]
+        before.append(e.replace(invars=[outer[a] if isinstance(a, Var) else a
+                                        for a in e.invars], outvars=outs))
+        outer.update(zip(e.outvars, outs))
+    return before, outer, kept
+
+
 def _scan_partial_eval(tx, eqn, in_uk):
+    """The known scan computes the known outputs and the residuals; the unknown scan
+    reads them. A residual that is the same in every iteration (a const, or computed
+    from consts only) is computed once before the loop and passed as a const; one that
+    is a known `xs` slice is passed as those xs; only the rest are stacked (JAX's
+    loop-invariant residuals)."""
     p = eqn.params
     body, length = p["jaxpr"], p["length"]
     nc, nk = p["num_consts"], p["num_carry"]
@@ -253,6 +294,8 @@ def _scan_partial_eval(tx, eqn, in_uk):
         if new == k_uk:
             break
         k_uk = new
+    if known_b.consts:
+        return [], [eqn], [True] * len(eqn.outvars)
     y_uk = out_uk[nk:]
     consts, carry, xs = split_list(eqn.invars, nc, nk)
     kc = [a for a, u in zip(consts, c_uk) if not u]
@@ -264,50 +307,53 @@ def _scan_partial_eval(tx, eqn, in_uk):
         # no output reads an unknown operand (they feed only dead values of the body):
         # the known scan runs the known body on the known operands (fuzz seed 800113:
         # the JVP of an empty `for` over an array reads the tangent as xs)
-        kbody, kextra = core.split_consts(core.ClosedJaxpr(
-            core.Jaxpr(kj.constvars, kj.invars, kj.outvars[:n_kout], kj.eqns), known_b.consts))
-        if kextra:
-            return [], [eqn], [True] * len(eqn.outvars)
+        kbody = core.ClosedJaxpr(core.Jaxpr([], kj.invars, kj.outvars[:n_kout], kj.eqns), [])
         return [Eqn(scan_p, kc + kk + kx, eqn.outvars,
                     dict(p, jaxpr=kbody, num_consts=len(kc), num_carry=len(kk)),
                     eqn.source_info)], [], out_uk
     res_vars = kj.outvars[n_kout:]
-    kc_invars = kj.invars[:len(kc)]
-    # a residual that is a known const of the body is passed as a const
-    const_res = [kc[kc_invars.index(v)] if isinstance(v, Var) and v in kc_invars else None
-                 for v in res_vars]
-    stacked = [i for i, c in enumerate(const_res) if c is None]
-    kbody = core.ClosedJaxpr(core.Jaxpr(kj.constvars, kj.invars,
-                                        kj.outvars[:n_kout] + [res_vars[i] for i in stacked],
-                                        kj.eqns), known_b.consts)
-    kbody, kextra = core.split_consts(kbody)
+    before, outer, kept = _hoist(kj, kc)
+    kx_in = kj.invars[len(kc) + len(kk):]
+    # each residual: a const of the unknown scan (invariant), the known xs themselves,
+    # or a stacked output of the known scan
+    where = ["const" if v in outer else "xs" if v in kx_in else "stacked" for v in res_vars]
+    stacked = [i for i, w in enumerate(where) if w == "stacked"]
+    body_outs = kj.outvars[:n_kout] + [res_vars[i] for i in stacked]
+    binders = list(dict.fromkeys(  # the hoisted values the body still reads
+        a for a in [a for e in kept for a in e.invars] + body_outs
+        if isinstance(a, Var) and a in outer and a not in kj.invars))
+    kbody = core.ClosedJaxpr(core.Jaxpr([], binders + kj.invars, body_outs, kept), [])
     stacked_vars = [Var(res_vars[i].aval.update(shape=(length,) + res_vars[i].aval.shape))
                     for i in stacked]
     known_k_out = [v for v, u in zip(eqn.outvars[:nk], k_uk) if not u]
     known_y_out = [v for v, u in zip(eqn.outvars[nk:], y_uk) if not u]
-    kparams = dict(p, jaxpr=kbody, num_consts=len(kextra) + len(kc), num_carry=len(kk))
-    if kextra:
-        return [], [eqn], [True] * len(eqn.outvars)
-    k_eqn = Eqn(scan_p, kc + kk + kx, known_k_out + known_y_out + stacked_vars, kparams,
-                eqn.source_info)
+    k_outs = known_k_out + known_y_out + stacked_vars
+    if k_outs or any(core.has_effects(e) for e in kept):
+        before.append(Eqn(scan_p, [outer[v] for v in binders] + kc + kk + kx, k_outs,
+                          dict(p, jaxpr=kbody, num_consts=len(binders) + len(kc),
+                               num_carry=len(kk)), eqn.source_info))
     # unknown scan: consts = const residuals + unknown consts; carry = unknown carry;
-    # xs = stacked residuals + unknown xs
+    # xs = stacked and xs residuals + unknown xs
     uj = unknown_b.jaxpr
     r_in, rest = uj.invars[:nres], uj.invars[nres:]
     n_uc = sum(c_uk)
     n_uk = sum(k_uk)
-    const_idx = [i for i, c in enumerate(const_res) if c is not None]
+    const_idx = [i for i, w in enumerate(where) if w == "const"]
+    ext_idx = [i for i, w in enumerate(where) if w != "const"]
+    stacked_it = iter(stacked_vars)
+    ext_ops = [next(stacked_it) if where[i] == "stacked" else kx[kx_in.index(res_vars[i])]
+               for i in ext_idx]
     u_invars = ([r_in[i] for i in const_idx] + rest[:n_uc] + rest[n_uc:n_uc + n_uk]
-                + [r_in[i] for i in stacked] + rest[n_uc + n_uk:])
+                + [r_in[i] for i in ext_idx] + rest[n_uc + n_uk:])
     ubody = core.ClosedJaxpr(core.Jaxpr([], u_invars, uj.outvars, uj.eqns), [])
-    u_operands = ([const_res[i] for i in const_idx] + [a for a, u in zip(consts, c_uk) if u]
-                  + [a for a, u in zip(carry, k_uk) if u] + stacked_vars
+    u_operands = ([outer[res_vars[i]] for i in const_idx] + [a for a, u in zip(consts, c_uk) if u]
+                  + [a for a, u in zip(carry, k_uk) if u] + ext_ops
                   + [a for a, u in zip(xs, x_uk) if u])
     uk_out = ([v for v, u in zip(eqn.outvars[:nk], k_uk) if u]
               + [v for v, u in zip(eqn.outvars[nk:], y_uk) if u])
     uparams = dict(p, jaxpr=ubody, num_consts=len(const_idx) + n_uc, num_carry=n_uk)
     u_eqn = Eqn(scan_p, u_operands, uk_out, uparams, eqn.source_info)
-    return [k_eqn], [u_eqn], k_uk + y_uk
+    return before, [u_eqn], k_uk + y_uk
 
 
 def _scan_transpose(tx, cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll=1):
