@@ -208,6 +208,36 @@ def test_checkpoint_policies_keep_values(policy, where):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
+@jax.jit
+def _helper(W, h):
+    return jnp.sin(jnp.cos(W) @ h)
+
+
+def _call_in_body(kind):
+    def f(W, h0, xs):
+        def body(h, x):
+            h = (_helper(W, h) if kind == "jit" else jnp.sin(jnp.cos(W) @ h)) * x
+            return h, h.sum()
+        if kind == "checkpoint":
+            body = jax.checkpoint(body, policy=jax.checkpoint_policies.everything_saveable)
+        h, ys = jax.lax.scan(body, h0, xs)
+        return ys.sum() + h.sum()
+    return f
+
+
+@pytest.mark.parametrize("kind", ["checkpoint", "jit"])
+def test_invariant_part_of_a_call_in_the_body(kind):
+    """A `checkpoint` (saving everything) or an inner `jit` in the body reading a const
+    and the carry: its part computed from the const alone (cos W, and sin W for its
+    derivative) moves before the loop too; JAX stacks f32[5,3] twice (recorded)."""
+    f = _call_in_body(kind)
+    closed = jax.make_jaxpr(jax.grad(f))(_W, _H, _XS)
+    assert stacked_residuals(closed) == [(5, 3)] * 2
+    got = jax.grad(f, argnums=(0, 1, 2))(_W, _H, _XS)
+    for a, b in zip(got, jax.grad(rnn_sin, argnums=(0, 1, 2))(_W, _H, _XS)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
 def test_effects_reading_only_consts_stay_in_the_loop():
     """An effect reading only the loop's consts is not moved out of the loop: it runs
     once per iteration under `grad` as without it."""

@@ -242,25 +242,63 @@ def _scan_jvp(tx, primals, tangents, *, jaxpr, length, reverse, num_consts, num_
     return k_out + y_out, t_k + t_y
 
 
+def _invariant_split(j, inv, alias):
+    """Split the equations of `j` into those computing the same value in every
+    iteration -- effect-free, reading only `inv` values (the loop's consts and what is
+    so computed: dependence flows forward, so one pass in program order is the
+    fixpoint) -- and the rest; a `checkpoint` or `jit` call reading some invariant
+    values is split the same way inside, its invariant part joining the hoisted
+    equations. `alias`: a call body's invariant binder -> the value it is bound to.
+    -> (hoisted equations, the rest, `j`'s outvars, invariant ones replaced by the
+    hoisted values)."""
+    from .custom_derivatives import checkpoint_p
+    from .jit_call import jit_p, keep_donated
+    sub, hoisted, kept = {}, [], []
+    for e in j.eqns:
+        ins = [sub.get(a, a) if isinstance(a, Var) else a for a in e.invars]
+        known = [not isinstance(a, Var) or a in inv for a in ins]
+        if not core.has_effects(e) and all(known):
+            hoisted.append(e.replace(invars=[alias.get(a, a) if isinstance(a, Var) else a
+                                             for a in ins]))
+            inv.update(e.outvars)
+            continue
+        e = e.replace(invars=ins)
+        if (core.has_effects(e) or not any(known) or e.primitive not in (checkpoint_p, jit_p)
+                or e.params["jaxpr"].consts):
+            kept.append(e)
+            continue
+        body = e.params["jaxpr"].jaxpr
+        for b, a, k in zip(body.invars, ins, known):
+            if k:
+                alias[b] = alias.get(a, a)
+                inv.add(b)
+        h, kept_b, outs_b = _invariant_split(body, inv, alias)
+        hoisted += h
+        made = {v for x in h for v in x.outvars}
+        fresh = {a: Var(a.aval, a.hint) for a in [a for x in kept_b for a in x.invars] + outs_b
+                 if isinstance(a, Var) and a in made}
+        kept_b = [x.replace(invars=[fresh.get(a, a) if isinstance(a, Var) else a
+                                    for a in x.invars]) for x in kept_b]
+        nb = core.Jaxpr([], list(fresh.values()) + body.invars,
+                        [fresh.get(a, a) if isinstance(a, Var) else a for a in outs_b], kept_b)
+        kept.append(e.replace(invars=list(fresh) + ins, params=keep_donated(
+            dict(e.params, jaxpr=core.ClosedJaxpr(nb, [])), [True] * len(ins), len(fresh))))
+        for o, b in zip(e.outvars, outs_b):
+            if not isinstance(b, Var) or b in inv:
+                sub[o] = alias.get(b, b) if isinstance(b, Var) else b
+    return hoisted, kept, [sub.get(a, a) if isinstance(a, Var) else a for a in j.outvars]
+
+
 def _hoist(kj, kc):
     """Loop-invariant code motion of the known body `kj` (JAX's `_scan_known_hoisting`),
-    whose first invars are bound to the loop's known consts `kc`: the equations that
-    compute the same value in every iteration -- effect-free, reading only consts and
-    values so computed (dependence flows forward, so one pass in program order is the
-    fixpoint) -- restaged before the loop. -> (those equations, `outer`: each const
-    binder and each of their outputs -> its value outside the loop, the equations left
-    in the body)."""
+    whose first invars are bound to the loop's known consts `kc`: its invariant
+    equations (`_invariant_split`) restaged before the loop. -> (those equations,
+    `outer`: each const binder and each of their outputs -> its value outside the
+    loop, the equations left in the body, the body's outvars)."""
     n = len(kc)
     inv = {v for v in kj.invars[:n] if not isinstance(v.aval, core.AbstractRef)}
-    hoisted, kept = [], []
-    for e in kj.eqns:
-        if not core.has_effects(e) and all(not isinstance(a, Var) or a in inv
-                                           for a in e.invars):
-            hoisted.append(e)
-            inv.update(e.outvars)
-        else:
-            kept.append(e)
-    live = {a for e in kept for a in e.invars} | set(kj.outvars)
+    hoisted, kept, outvars = _invariant_split(kj, inv, {})
+    live = {a for e in kept for a in e.invars} | set(outvars)
     needed = []
     for e in reversed(hoisted):
         if any(v in live for v in e.outvars):
@@ -273,7 +311,7 @@ def _hoist(kj, kc):
         before.append(e.replace(invars=[outer[a] if isinstance(a, Var) else a
                                         for a in e.invars], outvars=outs))
         outer.update(zip(e.outvars, outs))
-    return before, outer, kept
+    return before, outer, kept, outvars
 
 
 def _scan_partial_eval(tx, eqn, in_uk):
@@ -311,14 +349,14 @@ def _scan_partial_eval(tx, eqn, in_uk):
         return [Eqn(scan_p, kc + kk + kx, eqn.outvars,
                     dict(p, jaxpr=kbody, num_consts=len(kc), num_carry=len(kk)),
                     eqn.source_info)], [], out_uk
-    res_vars = kj.outvars[n_kout:]
-    before, outer, kept = _hoist(kj, kc)
+    before, outer, kept, outvars = _hoist(kj, kc)
+    res_vars = outvars[n_kout:]
     kx_in = kj.invars[len(kc) + len(kk):]
     # each residual: a const of the unknown scan (invariant), the known xs themselves,
     # or a stacked output of the known scan
     where = ["const" if v in outer else "xs" if v in kx_in else "stacked" for v in res_vars]
     stacked = [i for i, w in enumerate(where) if w == "stacked"]
-    body_outs = kj.outvars[:n_kout] + [res_vars[i] for i in stacked]
+    body_outs = outvars[:n_kout] + [res_vars[i] for i in stacked]
     binders = list(dict.fromkeys(  # the hoisted values the body still reads
         a for a in [a for e in kept for a in e.invars] + body_outs
         if isinstance(a, Var) and a in outer and a not in kj.invars))
