@@ -32,10 +32,14 @@ def rnn(W, h0, xs):
     return ys.sum()
 
 
+def cell(W, h, x):
+    """One step: its `cos W` depends only on a constant of the loop."""
+    return jnp.sin(jnp.cos(W) @ h) * x
+
+
 def rnn_sin(W, h0, xs):
     def body(h, x):
-        M = jnp.cos(W)
-        h = jnp.sin(M @ h) * x
+        h = cell(W, h, x)
         return h, h.sum()
     h, ys = jax.lax.scan(body, h0, xs)
     return ys.sum() + h.sum()
@@ -44,8 +48,7 @@ def rnn_sin(W, h0, xs):
 def nested(W, h0, xs):          # xs: [T1, T2, d]
     def outer(h, xrow):
         def inner(g, x):
-            M = jnp.cos(W)
-            return jnp.sin(M @ g) * x, None
+            return cell(W, g, x), None
         h, _ = jax.lax.scan(inner, h, xrow)
         return h, h.sum()
     _, ys = jax.lax.scan(outer, h0, xs)
@@ -54,15 +57,14 @@ def nested(W, h0, xs):          # xs: [T1, T2, d]
 
 def fori(W, h0, xs):
     def body(i, h):
-        M = jnp.cos(W)
-        return jnp.sin(M @ h) * xs[i]
+        return cell(W, h, xs[i])
     return jax.lax.fori_loop(0, xs.shape[0], body, h0).sum()
 
 
 def python_for(W, h0, xs):
     h = h0
     for t in range(xs.shape[0]):     # a `scan` reading xs[t] as its xs
-        h = jnp.sin(jnp.cos(W) @ h) * xs[t]
+        h = cell(W, h, xs[t])
     return h.sum()
 
 
@@ -194,7 +196,7 @@ def test_checkpoint_policies_keep_values(policy, where):
 
     def f(W, h0, xs):
         def body(h, x):
-            h = jnp.sin(jnp.cos(W) @ h) * x
+            h = cell(W, h, x)
             return h, h.sum()
         if where == "body":
             body = jax.checkpoint(body, policy=pol)
@@ -216,7 +218,7 @@ def _helper(W, h):
 def _call_in_body(kind):
     def f(W, h0, xs):
         def body(h, x):
-            h = (_helper(W, h) if kind == "jit" else jnp.sin(jnp.cos(W) @ h)) * x
+            h = _helper(W, h) * x if kind == "jit" else cell(W, h, x)
             return h, h.sum()
         if kind == "checkpoint":
             body = jax.checkpoint(body, policy=jax.checkpoint_policies.everything_saveable)
