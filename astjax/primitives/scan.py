@@ -273,16 +273,20 @@ def _invariant_split(j, inv, alias):
                 alias[b] = alias.get(a, a)
                 inv.add(b)
         h, kept_b, outs_b = _invariant_split(body, inv, alias)
-        hoisted += h
-        made = {v for x in h for v in x.outvars}
-        fresh = {a: Var(a.aval, a.hint) for a in [a for x in kept_b for a in x.invars] + outs_b
-                 if isinstance(a, Var) and a in made}
-        kept_b = [x.replace(invars=[fresh.get(a, a) if isinstance(a, Var) else a
-                                    for a in x.invars]) for x in kept_b]
-        nb = core.Jaxpr([], list(fresh.values()) + body.invars,
-                        [fresh.get(a, a) if isinstance(a, Var) else a for a in outs_b], kept_b)
-        kept.append(e.replace(invars=list(fresh) + ins, params=keep_donated(
-            dict(e.params, jaxpr=core.ClosedJaxpr(nb, [])), [True] * len(ins), len(fresh))))
+        if not h:   # (the call as it is: its body stays shared)
+            kept.append(e)
+        else:
+            hoisted += h
+            made = {v for x in h for v in x.outvars}
+            fresh = {a: Var(a.aval, a.hint) for a in [a for x in kept_b for a in x.invars]
+                     + outs_b if isinstance(a, Var) and a in made}
+            kept_b = [x.replace(invars=[fresh.get(a, a) if isinstance(a, Var) else a
+                                        for a in x.invars]) for x in kept_b]
+            nb = core.Jaxpr([], list(fresh.values()) + body.invars,
+                            [fresh.get(a, a) if isinstance(a, Var) else a for a in outs_b],
+                            kept_b)
+            kept.append(e.replace(invars=list(fresh) + ins, params=keep_donated(
+                dict(e.params, jaxpr=core.ClosedJaxpr(nb, [])), [True] * len(ins), len(fresh))))
         for o, b in zip(e.outvars, outs_b):
             if not isinstance(b, Var) or b in inv:
                 sub[o] = alias.get(b, b) if isinstance(b, Var) else b
