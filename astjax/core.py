@@ -24,16 +24,17 @@ import numpy as np
 from . import dtypes, name_stack, tree_util, util
 from .name_stack import source_info_context  # noqa: F401  (core.source_info_context)
 from .gc_pause import collector_paused  # noqa: F401  (core.collector_paused)
-from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError, UNKNOWN,
+from .errors import (ConcretizationError, EscapedTracerError, JAXTypeError, UNKNOWN,
                      NotImplementedInAstjaxError, SourceInfo, TracerArrayConversionError,
                      TracerBoolConversionError, TracerIntegerConversionError, user_location)
-from .shape_poly import canonical_dim
 from .shape_poly_expr import max_dim, min_dim  # noqa: F401  (JAX's jax.core names)
 from .trace_state import (ParamDict, Trace, Value, _state, ensure_compile_time_eval,  # noqa: F401
                           eval_context)   # (JAX's jax.core names; `_state`: what is current)
 from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
                  Literal, ShapedArray, TokenAval, Var, abstract_token, all_eqns, check_jaxpr,
                  map_sub_jaxprs, sub_jaxprs)
+from .axis_env import (AxisFrame, axis_frame, axis_frames, axis_size,  # noqa: F401
+                       extend_axis_env, innermost_axis_name)
 from .ir import HostShapedArray, memory_space_rule, host_avals_seen as _host_avals_seen  # noqa: F401
 
 # --------------------------------------------------------------------------- avals
@@ -550,61 +551,6 @@ def current_user_trace(trace) -> util.pushed:
 def current_source_info() -> SourceInfo:
     infos = name_stack.current.infos
     return infos[-1] if infos else user_location(3)
-
-
-# ----------------------------------------------------------------- named axes
-
-
-class AxisFrame:
-    """One named mapped axis around the code being staged, batched or lowered. `kind`
-    "vmap": batched away by `batch_jaxpr`; "pmap": one replica per device, so
-    collectives over it lower to cross-replica ops. The name may be None (an
-    unnamed vmap: collectives cannot refer to it)."""
-    __slots__ = ("name", "size", "kind")
-
-    def __init__(self, name, size, kind="vmap"):
-        self.name, self.size, self.kind = name, canonical_dim(size), kind
-
-    def __repr__(self):
-        return f"AxisFrame({self.name!r}, {self.size}, {self.kind!r})"
-
-
-def axis_frame() -> AxisFrame:
-    """The innermost axis: while `batch_jaxpr` runs, the axis being batched."""
-    return _state.axis_frames[-1]
-
-
-def axis_frames(kind=None) -> list:
-    """The axes in scope, outermost first (only those of `kind` if given)."""
-    return [f for f in _state.axis_frames if kind is None or f.kind == kind]
-
-
-_INNERMOST = object()
-
-
-def axis_size(name=_INNERMOST, loc=None) -> int:
-    """The size of the innermost axis called `name` (a located AxisNameError if none
-    is in scope); without a name, the size of the innermost axis."""
-    if name is _INNERMOST:
-        return _state.axis_frames[-1].size
-    for f in reversed(_state.axis_frames):
-        if f.name is not None and f.name == name:
-            return f.size
-    names = [f.name for f in _state.axis_frames if f.name is not None]
-    raise AxisNameError(f"unbound axis name: {name!r}; "
-                        + (f"the axes in scope are {names}" if names else
-                           "no named axis is in scope here (collectives need to run under "
-                           "vmap(..., axis_name=...) or pmap(..., axis_name=...))"), loc=loc)
-
-
-def innermost_axis_name():
-    """The name of the innermost mapped axis (None if unnamed or none is in scope)."""
-    return _state.axis_frames[-1].name if _state.axis_frames else None
-
-
-def extend_axis_env(name, size, kind="vmap") -> util.pushed:
-    """Push a named mapped axis (see `AxisFrame`) for the staging inside."""
-    return util.pushed(_state.axis_frames, AxisFrame(name, size, kind))
 
 
 # Hook set in one spot, by codegen/runtime.py (core never imports codegen): runs one

@@ -55,6 +55,7 @@ LAYERS = [
               "astjax.memory", "astjax.precision_config", "astjax.shape_poly",
               "astjax.shape_poly_expr", "astjax.shape_poly_decision", "astjax.shape_poly_parse",
               "astjax.shape_poly_solve", "astjax.name_stack", "astjax.gc_pause", "astjax.hi_state",
+              "astjax.axis_env",
               "astjax.trace_state"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
