@@ -215,7 +215,7 @@ class Zero:
         self.aval = aval
 
     def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
+        return f"Zero({self.aval.str_short(True)})"
 
 
 class UndefinedPrimal:
@@ -226,7 +226,7 @@ class UndefinedPrimal:
         self.aval = aval
 
     def __repr__(self):
-        return f"UndefinedPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval.str_short(True)})"
 
 
 def is_undefined(x):
@@ -269,7 +269,7 @@ class Tracer:
             return self.known
         raise error(
             f"{what} needs a value known at staging time, but this "
-            f"{self.aval.str_short()} value is computed when the function runs")
+            f"{self.aval.str_short(True)} value is computed when the function runs")
 
     def __bool__(self):
         return bool(self._concrete("a Python `bool()` (an `if`, `while`, `and`/`or`)",
@@ -698,12 +698,15 @@ def join_consts(jaxprs_consts):
 # ---------------------------------------------------------------------- evaluation
 
 
-def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None):
-    """Evaluate `jaxpr`; by default with the NumPy reference rules (impl)."""
+def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None, literal=None):
+    """Evaluate `jaxpr`; by default with the NumPy reference rules (impl). `literal`
+    (a Literal -> its value) reads literals; by default their `val`."""
     env: dict[Var, Any] = {}
 
     def read(a):
-        return a.val if isinstance(a, Literal) else env[a]
+        if isinstance(a, Literal):
+            return a.val if literal is None else literal(a)
+        return env[a]
 
     for v, x in zip(jaxpr.constvars, consts):
         env[v] = x
@@ -732,11 +735,22 @@ def inline_jaxpr(jaxpr: Jaxpr, consts, args):
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):
     """JAX's `jax.core.eval_jaxpr`: `jaxpr` applied to `args` by binding its equations
-    (so it stages again under a transformation); `eval_reference` is the NumPy one."""
-    if propagate_source_info:
-        return inline_jaxpr(jaxpr, consts, args)
-    return eval_reference(jaxpr, consts, *args,
-                          interpret_eqn=lambda e, ins: bind(e.primitive, *ins, **e.params))
+    (so it stages again under a transformation); `eval_reference` is the NumPy one.
+    A weak-typed literal is bound as the Python scalar it stands for, so results keep
+    JAX's weak types (`eval_jaxpr` of `x * 2` at `1.0` is a weak float32)."""
+    return eval_reference(jaxpr, consts, *args, literal=_weak_literal, interpret_eqn=(
+        _rebind if propagate_source_info else lambda e, ins: bind(e.primitive, *ins, **e.params)))
+
+
+def _weak_literal(lit: Literal):
+    """A weak-typed scalar literal's Python scalar (JAX's literals hold typed Python
+    scalars); any other literal's value."""
+    aval = lit.aval
+    if getattr(aval, "weak_type", False) and aval.shape == ():
+        py = {"i": int, "u": int, "f": float, "c": complex}.get(np.dtype(aval.dtype).kind)
+        if py is not None and get_aval(py(lit.val)) == aval:
+            return py(lit.val)
+    return lit.val
 
 
 def _rebind(eqn, ins):

@@ -571,7 +571,7 @@ class Compiled(_Stage):
             if (got.shape, got.dtype) != (want.shape, want.dtype):
                 raise ArgumentTypeError(
                     f"argument types differ from the types for which this computation was "
-                    f"compiled: leaf {i} is {got.str_short()}, compiled for {want.str_short()}",
+                    f"compiled: leaf {i} is {got.str_short(True)}, compiled for {want.str_short(True)}",
                     hint="lower and compile again for these shapes, or call the jitted "
                          "function itself (it compiles per signature)", loc=caller_location())
         placed = getattr(entry, "run_placed", None)   # one device: JAX's placement rule

@@ -80,7 +80,7 @@ class ExtendedAval(ShapedArray):
 
     to_ct_aval = at_least_vspace = to_tangent_aval
 
-    def str_short(self):
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
         return f"{_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other):
@@ -91,7 +91,7 @@ class ExtendedAval(ShapedArray):
         return hash((type(self), self.shape, self.dtype))
 
     def __repr__(self):
-        return f"ShapedArray({self.str_short()})"
+        return f"ShapedArray({self.str_short(True)})"
 
     __str__ = str_short
 
@@ -147,7 +147,7 @@ class EDataAval(ShapedArray):
         """Two cotangents of this type added (`base.add_tangents`): `edtype_add`."""
         return edtype_add(self.edtype, a, b)
 
-    def str_short(self):
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
         logical = self.shape[:len(self.shape) - self._element_ndim()]
         return f"{_name(self.edtype)}[{','.join(map(str, logical))}]"
 
@@ -233,7 +233,7 @@ class EArray:
 
     def __repr__(self):
         if isinstance(self._data, core.Tracer):
-            return f"Traced<{self.aval.str_short()}>"
+            return f"Traced<{self.aval.str_short(True)}>"
         return "E" + repr(self._data)   # JAX's: the data's repr (`EArray([1., 2.], ...)`)
 
     __str__ = __repr__
@@ -306,7 +306,7 @@ deffront(to_edtype_p)
 def _from_abstract_eval(x, *, dtype):
     edtype = getattr(x, "edtype", None)
     if edtype is None:
-        raise ArgumentTypeError(f"from_edtype: {x.str_short()} is not the data of an "
+        raise ArgumentTypeError(f"from_edtype: {x.str_short(True)} is not the data of an "
                                 "extended dtype")
     if not _allowed(edtype._rules, "convert_from", edtype, dtype):
         raise ArgumentValueError(f"Cannot convert_element_type from {_name(edtype)} to "
