@@ -33,9 +33,9 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import ShapedArray
-from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
+from ..errors import ArgumentValueError, NotImplementedInAstjaxError
 from ..ir import Var, register_physical
-from .base import deffront, deflinear, is_zero, register
+from .base import deffront, deflinear, is_zero, register, shown_params
 
 __all__ = ["EArray", "earray", "EDataAval", "ExtendedAval", "to_edtype_p", "from_edtype_p",
            "convert_extended", "element_aval", "edtype_add", "edtype_zeros"]
@@ -203,6 +203,62 @@ class EArray:
         return earray(self._data.reshape(shape + element_aval(self._dtype).shape),
                       self._dtype)
 
+    def ravel(self):
+        """The elements in one axis (C order)."""
+        return self.reshape(self.size)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        """The elements without length-1 axes (all of them, or `axis`)."""
+        nd = self.ndim
+        if axis is None:
+            axes = tuple(i for i, d in enumerate(self.shape) if d == 1)
+        else:
+            axes = tuple(_logical_axis(a, nd) for a in (
+                axis if isinstance(axis, (tuple, list)) else (axis,)))
+        return earray(self._data.squeeze(axes), self._dtype)
+
+    def transpose(self, *axes):
+        """The elements with their axes permuted (reversed without `axes`)."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        nd = self.ndim
+        perm = tuple(_logical_axis(a, nd) for a in axes) if axes else tuple(
+            reversed(range(nd)))
+        tail = tuple(range(nd, len(self._data.shape)))
+        return earray(self._data.transpose(perm + tail), self._dtype)
+
+    T = property(lambda self: self.transpose())
+
+    def swapaxes(self, a, b):
+        """The elements with axes `a` and `b` exchanged."""
+        perm = list(range(self.ndim))
+        a, b = _logical_axis(a, self.ndim), _logical_axis(b, self.ndim)
+        perm[a], perm[b] = perm[b], perm[a]
+        return self.transpose(perm)
+
+    def broadcast_to(self, shape):
+        """The elements broadcast to `shape` (NumPy's rules; the element axes whole)."""
+        from .structural import broadcast_in_dim
+        shape, nd, k = tuple(shape), self.ndim, element_aval(self._dtype).shape
+        if len(shape) < nd or any(d not in (1, s) for d, s in zip(self.shape,
+                                                                  shape[len(shape) - nd:])):
+            raise ArgumentValueError(f"cannot broadcast an array of shape {self.shape} to "
+                                     f"shape {shape}")
+        n = len(shape)
+        dims = tuple(range(n - nd, n)) + tuple(range(n, n + len(k)))
+        return earray(broadcast_in_dim(self._data, shape + k, dims), self._dtype)
+
+    @property
+    def at(self):
+        """JAX's arrays of an extended dtype have no indexed updates (its
+        NotImplementedError, eagerly and under `jit`)."""
+        raise NotImplementedInAstjaxError(
+            f"indexed updates (.at[]) of an array of extended dtype {_name(self._dtype)}",
+            hint="JAX raises NotImplementedError here too: convert to the representation "
+                 "dtype, update, and convert back (lax.convert_element_type)")
+
     def copy(self):
         """A copy (of the data)."""
         return earray(self._data.copy(), self._dtype)
@@ -237,6 +293,14 @@ class EArray:
         return "E" + repr(self._data)   # JAX's: the data's repr (`EArray([1., 2.], ...)`)
 
     __str__ = __repr__
+
+
+def _logical_axis(a, nd):
+    """Logical axis `a` of an array of rank `nd` in [0, nd) (an element axis is never
+    reachable): JAX's AxisError otherwise."""
+    if not -nd <= a < nd:
+        raise ArgumentValueError(f"axis {a} is out of bounds for array of dimension {nd}")
+    return a % nd
 
 
 def _from_physical(edtype, data):
@@ -303,11 +367,7 @@ deffront(to_edtype_p)
 # ----------------------------------------------------------------- from_edtype
 
 
-def _from_abstract_eval(x, *, dtype):
-    edtype = getattr(x, "edtype", None)
-    if edtype is None:
-        raise ArgumentTypeError(f"from_edtype: {x.str_short(True)} is not the data of an "
-                                "extended dtype")
+def _from_abstract_eval(x, *, dtype, edtype):
     if not _allowed(edtype._rules, "convert_from", edtype, dtype):
         raise ArgumentValueError(f"Cannot convert_element_type from {_name(edtype)} to "
                                  f"{_name(dtype)}")
@@ -319,17 +379,38 @@ def _from_abstract_eval(x, *, dtype):
     return ShapedArray(x.shape, dtype)
 
 
+def _from_jvp(primals, tangents, *, dtype, edtype):
+    """Linear; but a tangent that reached it through a structural operation (indexing,
+    reshape, `where`, ...) is no longer typed as the dtype's data, and reverse mode would
+    then add its cotangents by `+`, not by the dtype's `add` rule: refused (JAX 0.10.2
+    fails on every such derivative too)."""
+    (x,), (t,) = primals, tangents
+    out = core.bind(from_edtype_p, x, dtype=dtype, edtype=edtype)
+    if is_zero(t):
+        return out, core.Zero(core.get_aval(out))
+    if getattr(core.get_aval(t), "edtype", None) is None:
+        raise NotImplementedInAstjaxError(
+            f"differentiating through a structural operation (indexing, reshape, where, "
+            f"concatenate, ...) on an array of extended dtype {_name(edtype)}",
+            hint="JAX 0.10.2 fails on this derivative too; convert to the representation "
+                 "dtype before the operation (lax.convert_element_type)")
+    return out, core.bind(from_edtype_p, t, dtype=dtype, edtype=edtype)
+
+
+# (`edtype` is kept as a parameter, unprinted as JAX's: passes that re-bind the equation
+# -- vmap, jvp -- give its operand the plain physical type)
 from_edtype_p = core.new_primitive("from_edtype")
 register(from_edtype_p, impl=_identity_impl, abstract_eval=_from_abstract_eval,
-         lowering=_identity_lowering)
+         lowering=_identity_lowering, jvp=_from_jvp,
+         transpose=lambda ct, x, *, dtype, edtype: [
+             None if is_zero(ct) else core.bind(to_edtype_p, ct, edtype=edtype)])
+from_edtype_p.pp_shown = shown_params(("edtype",))
 deffront(from_edtype_p)
 
 # each is linear, transposing to the other (the tangent dtype is the dtype itself, as
 # flax's rules declare: `EDataAval.to_tangent_aval`)
 deflinear(to_edtype_p, lambda ct, x, *, edtype: [
-    None if is_zero(ct) else core.bind(from_edtype_p, ct, dtype=x.aval.dtype)])
-deflinear(from_edtype_p, lambda ct, x, *, dtype: [
-    None if is_zero(ct) else core.bind(to_edtype_p, ct, edtype=x.aval.edtype)])
+    None if is_zero(ct) else core.bind(from_edtype_p, ct, dtype=x.aval.dtype, edtype=edtype)])
 
 # ------------------------------------------------------------ convert_element_type
 
@@ -355,9 +436,9 @@ def convert_extended(x, new_dtype, weak_type=False):
         return earray(core.bind(to_edtype_p, x, edtype=new_dtype), new_dtype)
     new_dtype = dtypes.canonicalize(np.dtype(new_dtype))
     if not isinstance(x._data, core.Tracer):   # concrete data: checked, then itself
-        _from_abstract_eval(EDataAval.of(core.get_aval(x._data), old), dtype=new_dtype)
+        _from_abstract_eval(core.get_aval(x._data), dtype=new_dtype, edtype=old)
         return x._data
-    return core.bind(from_edtype_p, x._data, dtype=new_dtype)
+    return core.bind(from_edtype_p, x._data, dtype=new_dtype, edtype=old)
 
 # ------------------------------------------------------------ reverse-mode sums
 
