@@ -172,3 +172,24 @@ def test_structural_derivatives_are_refused_not_summed():
 def test_jaxpr_hides_the_dtype_parameter():
     text = str(astjax.make_jaxpr(lambda a: f32(a.reshape(3, 2)))(em()))
     assert "from_edtype[dtype=float32]" in text and "edtype=" not in text
+
+
+def test_typed_keys_through_the_structural_lax_functions():
+    # (JAX 0.10.2 gives key arrays of these shapes; astjax's were TypeErrors before)
+    k = astjax.random.split(astjax.random.key(0), 6)
+    d = np.asarray(astjax.random.key_data(k))
+    cases = [
+        (lax.reshape(k, (2, 3)), d.reshape(2, 3, 2)),
+        (lax.transpose(k.reshape(2, 3), (1, 0)), d.reshape(2, 3, 2).transpose(1, 0, 2)),
+        (lax.dynamic_slice(k, (1,), (2,)), d[1:3]),
+        (lax.select_n(jnp.arange(6) > 2, k, lax.rev(k, (0,))), np.where(
+            (np.arange(6) > 2)[:, None], d[::-1], d)),
+        (lax.concatenate([k, k], 0), np.concatenate([d, d])),
+        (lax.broadcast_in_dim(k, (2, 6), (1,)), np.stack([d, d])),
+        (lax.slice(k, (1,), (3,)), d[1:3]),
+        (lax.dynamic_update_slice(k, k[:2], (1,)), np.concatenate([d[:1], d[:2], d[3:]])),
+        (jnp.moveaxis(k.reshape(2, 3), 0, 1), d.reshape(2, 3, 2).transpose(1, 0, 2)),
+    ]
+    for out, want in cases:
+        assert out.dtype == k.dtype
+        np.testing.assert_array_equal(np.asarray(astjax.random.key_data(out)), want)
