@@ -257,27 +257,26 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
                   allow_negative_indices=allow_negative_indices)
 
 
+def _update_along(f, operand, update, where, axis, allow_negative_indices):
+    """`f(operand, update, where, axis)` (a `dynamic_update_*_in_dim` function) of the
+    data of both, when either is of an extended dtype; else of them."""
+    if not (_extended(operand) or _extended(update)):
+        return f(operand, update, where, axis, allow_negative_indices=allow_negative_indices)
+    _same_dtype((operand, update), f.__name__)
+    p = Physical(operand)
+    return p.rebuild(f(p.data, Physical(update).data, where, _axis(axis, p.n, f.__name__),
+                       allow_negative_indices=allow_negative_indices))
+
+
 def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
                                 allow_negative_indices=True):
     """`lax.dynamic_update_slice_in_dim` (on an extended dtype: of the data of both)."""
-    if not (_extended(operand) or _extended(update)):
-        return _ops.dynamic_update_slice_in_dim(operand, update, start_index, axis,
-                                                allow_negative_indices=allow_negative_indices)
-    _same_dtype((operand, update), "dynamic_update_slice_in_dim")
-    p = Physical(operand)
-    return p.rebuild(_ops.dynamic_update_slice_in_dim(
-        p.data, Physical(update).data, start_index, _axis(axis, p.n, "dynamic_update_slice"),
-        allow_negative_indices=allow_negative_indices))
+    return _update_along(_ops.dynamic_update_slice_in_dim, operand, update, start_index,
+                         axis, allow_negative_indices)
 
 
 def dynamic_update_index_in_dim(operand, update, index, axis, *,
                                 allow_negative_indices=True):
     """`lax.dynamic_update_index_in_dim` (on an extended dtype: of the data of both)."""
-    if not (_extended(operand) or _extended(update)):
-        return _ops.dynamic_update_index_in_dim(operand, update, index, axis,
-                                                allow_negative_indices=allow_negative_indices)
-    _same_dtype((operand, update), "dynamic_update_index_in_dim")
-    p = Physical(operand)
-    return p.rebuild(_ops.dynamic_update_index_in_dim(
-        p.data, Physical(update).data, index, _axis(axis, p.n, "dynamic_update_index"),
-        allow_negative_indices=allow_negative_indices))
+    return _update_along(_ops.dynamic_update_index_in_dim, operand, update, index, axis,
+                         allow_negative_indices)

@@ -38,7 +38,7 @@ from ..ir import Var, register_physical
 from .base import deffront, deflinear, is_zero, register, shown_params
 
 __all__ = ["EArray", "earray", "EDataAval", "ExtendedAval", "to_edtype_p", "from_edtype_p",
-           "convert_extended", "element_aval", "edtype_add", "edtype_zeros"]
+           "convert_extended", "element_aval", "edtype_add", "edtype_zeros", "squeeze_axes"]
 
 
 def _name(dt) -> str:
@@ -211,13 +211,7 @@ class EArray:
 
     def squeeze(self, axis=None):
         """The elements without length-1 axes (all of them, or `axis`)."""
-        nd = self.ndim
-        if axis is None:
-            axes = tuple(i for i, d in enumerate(self.shape) if d == 1)
-        else:
-            axes = tuple(_logical_axis(a, nd) for a in (
-                axis if isinstance(axis, (tuple, list)) else (axis,)))
-        return earray(self._data.squeeze(axes), self._dtype)
+        return earray(self._data.squeeze(squeeze_axes(self.shape, axis)), self._dtype)
 
     def transpose(self, *axes):
         """The elements with their axes permuted (reversed without `axes`)."""
@@ -301,6 +295,15 @@ def _logical_axis(a, nd):
     if not -nd <= a < nd:
         raise ArgumentValueError(f"axis {a} is out of bounds for array of dimension {nd}")
     return a % nd
+
+
+def squeeze_axes(shape, axis=None) -> tuple:
+    """The logical axes `squeeze(axis)` drops from an array of an extended dtype of
+    `shape` (typed keys' too): the length-1 ones, or `axis` (an int or a tuple)."""
+    if axis is None:
+        return tuple(i for i, d in enumerate(shape) if d == 1)
+    return tuple(_logical_axis(a, len(shape)) for a in (
+        axis if isinstance(axis, (tuple, list)) else (axis,)))
 
 
 def _from_physical(edtype, data):
