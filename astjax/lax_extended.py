@@ -26,6 +26,15 @@ __all__ = ["reshape", "transpose", "broadcast_in_dim", "broadcast", "expand_dims
 _extended = dtypes.has_extended_dtype
 
 
+def _documented_as(wrapper):
+    """Give the lifted function the primitive wrapper's docstring (what it means is
+    JAX's; on an extended dtype it is that of the data, as the module says)."""
+    def set_doc(f):
+        f.__doc__ = wrapper.__doc__
+        return f
+    return set_doc
+
+
 class Physical:
     """An extended-dtype array `x` as its data: `Physical(x).data` (`data`), its logical rank (`n`), the element
     axes' shape (`element`), and `rebuild(data)`: the array of its dtype over data."""
@@ -62,8 +71,8 @@ def _same_dtype(arrays, what):
                                 f"{', '.join(str(getattr(a, 'dtype', type(a).__name__)) for a in arrays)}")
 
 
+@_documented_as(_ops.reshape)
 def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
-    """`lax.reshape` (on an extended dtype: of its data, the element axes kept last)."""
     if not _extended(operand):
         return _ops.reshape(operand, new_sizes, dimensions, out_sharding)
     p = Physical(operand)
@@ -75,8 +84,8 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     return p.rebuild(_ops.reshape(data, sizes + p.element, None, out_sharding))
 
 
+@_documented_as(_ops.transpose)
 def transpose(operand, permutation):
-    """`lax.transpose` (on an extended dtype: of its data, the element axes kept last)."""
     if not _extended(operand):
         return _ops.transpose(operand, permutation)
     p = Physical(operand)
@@ -88,8 +97,8 @@ def transpose(operand, permutation):
     return p.rebuild(_ops.transpose(p.data, perm + tuple(range(p.n, p.n + p.k))))
 
 
+@_documented_as(_ops.broadcast_in_dim)
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
-    """`lax.broadcast_in_dim` (on an extended dtype: of its data)."""
     if not _extended(operand):
         return _ops.broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding)
     p = Physical(operand)
@@ -98,16 +107,16 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     return p.rebuild(_ops.broadcast_in_dim(p.data, shape + p.element, dims, out_sharding))
 
 
+@_documented_as(_ops.broadcast)
 def broadcast(operand, sizes, *, out_sharding=None):
-    """`lax.broadcast`: leading axes of `sizes` (on an extended dtype: of its data)."""
     if not _extended(operand):
         return _ops.broadcast(operand, sizes, out_sharding=out_sharding)
     p = Physical(operand)
     return p.rebuild(_ops.broadcast(p.data, sizes, out_sharding=out_sharding))
 
 
+@_documented_as(_ops.expand_dims)
 def expand_dims(array, dimensions):
-    """`lax.expand_dims` (on an extended dtype: of its data)."""
     if not _extended(array):
         return _ops.expand_dims(array, dimensions)
     p = Physical(array)
@@ -116,8 +125,8 @@ def expand_dims(array, dimensions):
                                                     for d in dimensions)))
 
 
+@_documented_as(_ops.squeeze)
 def squeeze(array, dimensions):
-    """`lax.squeeze` (on an extended dtype: of its data)."""
     if not _extended(array):
         return _ops.squeeze(array, dimensions)
     p = Physical(array)
@@ -125,16 +134,16 @@ def squeeze(array, dimensions):
                                                 for d in dimensions)))
 
 
+@_documented_as(_ops.rev)
 def rev(operand, dimensions):
-    """`lax.rev` (on an extended dtype: of its data)."""
     if not _extended(operand):
         return _ops.rev(operand, dimensions)
     p = Physical(operand)
     return p.rebuild(_ops.rev(p.data, tuple(_axis(d, p.n, "rev") for d in dimensions)))
 
 
+@_documented_as(_ops.slice)
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
-    """`lax.slice` (on an extended dtype: of its data, the element axes whole)."""
     if not _extended(operand):
         return _ops.slice(operand, start_indices, limit_indices, strides)
     p = Physical(operand)
@@ -157,8 +166,8 @@ def _starts(start_indices, p, what):
     return starts + [0] * p.k
 
 
+@_documented_as(_ops.dynamic_slice)
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
-    """`lax.dynamic_slice` (on an extended dtype: of its data, the element axes whole)."""
     if not _extended(operand):
         return _ops.dynamic_slice(operand, start_indices, slice_sizes,
                                   allow_negative_indices=allow_negative_indices)
@@ -168,8 +177,8 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
         allow_negative_indices=allow_negative_indices))
 
 
+@_documented_as(_ops.dynamic_update_slice)
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
-    """`lax.dynamic_update_slice` (on an extended dtype: of the data of both)."""
     if not (_extended(operand) or _extended(update)):
         return _ops.dynamic_update_slice(operand, update, start_indices,
                                          allow_negative_indices=allow_negative_indices)
@@ -180,8 +189,8 @@ def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indic
         allow_negative_indices=allow_negative_indices))
 
 
+@_documented_as(_ops.concatenate)
 def concatenate(operands, dimension):
-    """`lax.concatenate` (on an extended dtype: of the operands' data)."""
     operands = list(operands)
     if not any(_extended(a) for a in operands):
         return _ops.concatenate(operands, dimension)
@@ -191,9 +200,8 @@ def concatenate(operands, dimension):
     return ps[0].rebuild(_ops.concatenate([p.data for p in ps], dim))
 
 
+@_documented_as(_ops.select_n)
 def select_n(which, *cases):
-    """`lax.select_n` (on an extended dtype: of the cases' data, a non-scalar `which`
-    broadcast over the element axes)."""
     if not any(_extended(c) for c in cases):
         return _ops.select_n(which, *cases)
     _same_dtype(cases, "select_n")
@@ -209,8 +217,8 @@ def select_n(which, *cases):
     return p.rebuild(_ops.select_n(which, *[q.data for q in ps]))
 
 
+@_documented_as(_ops.select)
 def select(pred, on_true, on_false):
-    """`lax.select`: `select_n(pred, on_false, on_true)`."""
     if not (_extended(on_true) or _extended(on_false)):
         return _ops.select(pred, on_true, on_false)
     return select_n(pred, on_false, on_true)
@@ -223,23 +231,23 @@ def _along(f, operand, axis, *args, **kwargs):
     return p.rebuild(f(p.data, *args, axis=_axis(axis, p.n, f.__name__), **kwargs))
 
 
+@_documented_as(_ops.slice_in_dim)
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
-    """`lax.slice_in_dim` (on an extended dtype: of its data)."""
     if not _extended(operand):
         return _ops.slice_in_dim(operand, start_index, limit_index, stride, axis)
     return _along(_ops.slice_in_dim, operand, axis, start_index, limit_index, stride)
 
 
+@_documented_as(_ops.index_in_dim)
 def index_in_dim(operand, index, axis=0, keepdims=True):
-    """`lax.index_in_dim` (on an extended dtype: of its data)."""
     if not _extended(operand):
         return _ops.index_in_dim(operand, index, axis, keepdims)
     return _along(_ops.index_in_dim, operand, axis, index, keepdims=keepdims)
 
 
+@_documented_as(_ops.dynamic_slice_in_dim)
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
                          allow_negative_indices=True):
-    """`lax.dynamic_slice_in_dim` (on an extended dtype: of its data)."""
     if not _extended(operand):
         return _ops.dynamic_slice_in_dim(operand, start_index, slice_size, axis,
                                          allow_negative_indices=allow_negative_indices)
@@ -247,9 +255,9 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
                   allow_negative_indices=allow_negative_indices)
 
 
+@_documented_as(_ops.dynamic_index_in_dim)
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
                          allow_negative_indices=True):
-    """`lax.dynamic_index_in_dim` (on an extended dtype: of its data)."""
     if not _extended(operand):
         return _ops.dynamic_index_in_dim(operand, index, axis, keepdims,
                                          allow_negative_indices=allow_negative_indices)
@@ -268,15 +276,15 @@ def _update_along(f, operand, update, where, axis, allow_negative_indices):
                        allow_negative_indices=allow_negative_indices))
 
 
+@_documented_as(_ops.dynamic_update_slice_in_dim)
 def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
                                 allow_negative_indices=True):
-    """`lax.dynamic_update_slice_in_dim` (on an extended dtype: of the data of both)."""
     return _update_along(_ops.dynamic_update_slice_in_dim, operand, update, start_index,
                          axis, allow_negative_indices)
 
 
+@_documented_as(_ops.dynamic_update_index_in_dim)
 def dynamic_update_index_in_dim(operand, update, index, axis, *,
                                 allow_negative_indices=True):
-    """`lax.dynamic_update_index_in_dim` (on an extended dtype: of the data of both)."""
     return _update_along(_ops.dynamic_update_index_in_dim, operand, update, index, axis,
                          allow_negative_indices)
