@@ -193,3 +193,10 @@ def test_typed_keys_through_the_structural_lax_functions():
     for out, want in cases:
         assert out.dtype == k.dtype
         np.testing.assert_array_equal(np.asarray(astjax.random.key_data(out)), want)
+
+
+def test_nonzero_of_them_is_jaxs_not_implemented():
+    # (JAX's nonzero compares with 0: "Cannot call abstract method __ne__")
+    for prog in (lambda: jnp.where(e()), lambda: jnp.nonzero(e())):
+        with pytest.raises(NotImplementedError, match="extended dtype maxf32"):
+            prog()
