@@ -74,8 +74,9 @@ class Jitted(StagedCallable):
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
                  in_shardings=None, out_shardings=None, options=None, inline=False,
-                 donate_argnames=()):
+                 donate_argnames=(), keep_unused=False):
         check_callable(fun, "jit")
+        self._keep_unused = keep_unused   # an unused donated argument donated all the same
         self._inline = inline   # inline=True: an inner call inlines (else one `jit` equation)
         self._options = options   # jit_options.JitOptions: device, backend, compiler options
         # sharded jit (codegen/spmd.py): None when neither is given
@@ -85,7 +86,8 @@ class Jitted(StagedCallable):
         self._share_key = ("jit", _options_key(static_argnums), _options_key(static_argnames),
                            _options_key(donate_argnums), self._shardings) + (
             (options.key(),) if options is not None else ()) + (
-            (_options_key(donate_argnames),) if donate_argnames else ())
+            (_options_key(donate_argnames),) if donate_argnames else ()) + (
+            ("keep_unused",) if keep_unused else ())
         (self.static_argnums, self.static_argnames, (self.donate_argnums, self._donate_names),
          self._cache, self._fast) = compile_cache.shared_state(fun, self._share_key, lambda: self._new_state(
             fun, static_argnums, static_argnames, donate_argnums, donate_argnames))
@@ -523,8 +525,6 @@ class Jitted(StagedCallable):
             closed, leaves, fun, self._inline, _inline, [i in donated for i in range(len(leaves))])]
         return tree_util.tree_unflatten(out_tree, outs)
 
-    _keep_unused = False   # jit(keep_unused=True): an unused donated argument is donated
-
     def _donated(self, dyn_args, dyn_kwargs, statics):
         """The flat indices of this call's donated leaves, by position or by name."""
         return donated_leaves(self.donate_argnums, dyn_args, statics, dyn_kwargs,
@@ -655,10 +655,9 @@ def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
     if (getattr(fun, "_jit_is_identity", False) and not (static_argnums or static_argnames)
             and in_shardings is None and out_shardings is None and opts is None):
         return fun  # a pmap is compiled already: jit(pmap(f)) is pmap(f)
-    jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
-                    out_shardings, opts, inline, donate_argnames)
-    jitted._keep_unused = bool(options.get("keep_unused", False))
-    return jitted
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
+                  out_shardings, opts, inline, donate_argnames,
+                  bool(options.get("keep_unused", False)))
 
 
 function = jit

@@ -70,3 +70,13 @@ def test_not_usable_warnings_as_jaxs():
                  y=jnp.ones(4)) == ([False, False], [])
     assert _call(astjax.jit(lambda x, y: y * 2, donate_argnums=0, keep_unused=True),
                  jnp.ones(3), jnp.ones(4)) == ([False, False], [NOT_USABLE])
+
+
+def test_keep_unused_is_part_of_the_cache_key():
+    # (jits of one function with and without keep_unused share no compiled entry: the
+    # one without prunes the unused donated argument, the other warns about it)
+    def f(x, y):
+        return y * 2
+    assert _call(astjax.jit(f, donate_argnums=0), jnp.ones(3), jnp.ones(4))[1] == []
+    assert _call(astjax.jit(f, donate_argnums=0, keep_unused=True), jnp.ones(3),
+                 jnp.ones(4))[1] == [NOT_USABLE]
