@@ -115,31 +115,31 @@ def broadcast(operand, sizes, *, out_sharding=None):
     return p.rebuild(_ops.broadcast(p.data, sizes, out_sharding=out_sharding))
 
 
+def _on_axes(f, x, dimensions, added=0):
+    """`f(x, dimensions)` (expand_dims, squeeze, rev: logical axes of a result of rank
+    `x.ndim + added`) of an extended dtype's data; else of `x`."""
+    if not _extended(x):
+        return f(x, dimensions)
+    p = Physical(x)
+    n = p.n + added
+    return p.rebuild(f(p.data, tuple(_axis(d, n, f.__name__) for d in dimensions)))
+
+
 @_documented_as(_ops.expand_dims)
 def expand_dims(array, dimensions):
-    if not _extended(array):
+    if not _extended(array):   # (whatever `dimensions` is: the primitive's checks)
         return _ops.expand_dims(array, dimensions)
-    p = Physical(array)
-    n = p.n + len(dimensions)
-    return p.rebuild(_ops.expand_dims(p.data, tuple(_axis(d, n, "expand_dims")
-                                                    for d in dimensions)))
+    return _on_axes(_ops.expand_dims, array, dimensions, len(dimensions))
 
 
 @_documented_as(_ops.squeeze)
 def squeeze(array, dimensions):
-    if not _extended(array):
-        return _ops.squeeze(array, dimensions)
-    p = Physical(array)
-    return p.rebuild(_ops.squeeze(p.data, tuple(_axis(d, p.n, "squeeze")
-                                                for d in dimensions)))
+    return _on_axes(_ops.squeeze, array, dimensions)
 
 
 @_documented_as(_ops.rev)
 def rev(operand, dimensions):
-    if not _extended(operand):
-        return _ops.rev(operand, dimensions)
-    p = Physical(operand)
-    return p.rebuild(_ops.rev(p.data, tuple(_axis(d, p.n, "rev") for d in dimensions)))
+    return _on_axes(_ops.rev, operand, dimensions)
 
 
 @_documented_as(_ops.slice)
