@@ -230,7 +230,7 @@ def _check_tangent(p_aval, t, where):
         core.ShapedArray(np.shape(t), np.float32)
     if isinstance(t, np.ndarray) and t.dtype == float0:
         if differentiable(p_aval):
-            raise ArgumentTypeError(f"{where}: float0 tangent for a {p_aval.str_short()} primal",
+            raise ArgumentTypeError(f"{where}: float0 tangent for a {p_aval.str_short(True)} primal",
                                     hint="give float primals a float tangent of their shape")
         return
     if not differentiable(p_aval):
@@ -385,8 +385,8 @@ def _check_linearized_tangent(p_aval, t):
     if got.shape != p_aval.shape or np.dtype(got.dtype) != want:
         raise ArgumentValueError(
             "linearized function called on tangent values inconsistent with the original "
-            f"primal values: got tangent aval {got.str_short()} for primal aval "
-            f"{p_aval.str_short()} but expected {p_aval.update(dtype=want).str_short()}",
+            f"primal values: got tangent aval {got.str_short(True)} for primal aval "
+            f"{p_aval.str_short(True)} but expected {p_aval.update(dtype=want).str_short(True)}",
             hint="pass tangents of the primals' shapes, float dtypes of the float primals' "
                  "and np.zeros(shape, astjax.float0) for int / bool primals")
 

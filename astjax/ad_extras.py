@@ -80,7 +80,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             ca = leaf_aval(c)
             if ca.shape != a.shape or ca.dtype != a.dtype:
                 raise ArgumentTypeError(f"cotangent type does not match function output, "
-                                        f"expected {a.str_short()} but got {ca.str_short()}")
+                                        f"expected {a.str_short(True)} but got {ca.str_short(True)}")
         bwd = backward(cotangent_vmas(typed, ct_leaves))
         outs = _run(bwd, ct_leaves)
         # an input's cotangent that is an output's unchanged is that object, as JAX's

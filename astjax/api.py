@@ -74,8 +74,9 @@ class Jitted(StagedCallable):
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
                  in_shardings=None, out_shardings=None, options=None, inline=False,
-                 donate_argnames=()):
+                 donate_argnames=(), keep_unused=False):
         check_callable(fun, "jit")
+        self._keep_unused = keep_unused   # an unused donated argument donated all the same
         self._inline = inline   # inline=True: an inner call inlines (else one `jit` equation)
         self._options = options   # jit_options.JitOptions: device, backend, compiler options
         # sharded jit (codegen/spmd.py): None when neither is given
@@ -85,9 +86,10 @@ class Jitted(StagedCallable):
         self._share_key = ("jit", _options_key(static_argnums), _options_key(static_argnames),
                            _options_key(donate_argnums), self._shardings) + (
             (options.key(),) if options is not None else ()) + (
-            (_options_key(donate_argnames),) if donate_argnames else ())
-        (self.static_argnums, self.static_argnames, self.donate_argnums, self._cache,
-         self._fast) = compile_cache.shared_state(fun, self._share_key, lambda: self._new_state(
+            (_options_key(donate_argnames),) if donate_argnames else ()) + (
+            ("keep_unused",) if keep_unused else ())
+        (self.static_argnums, self.static_argnames, (self.donate_argnums, self._donate_names),
+         self._cache, self._fast) = compile_cache.shared_state(fun, self._share_key, lambda: self._new_state(
             fun, static_argnums, static_argnames, donate_argnums, donate_argnames))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         self._plain = options is None and not self._has_statics   # __call__'s fast paths
@@ -165,7 +167,8 @@ class Jitted(StagedCallable):
             with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
                 closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
             closed = _compute_on.in_block(closed)   # (staged in a compute_on block)
-            donated = donated_leaves(self.donate_argnums, dyn_args, statics)
+            donated = _used_donations(closed, self._donated(dyn_args, dyn_kwargs, statics),
+                                      self._keep_unused)
             name = getattr(self.fun, "__name__", "fn")
             options = self._options.compiler_options if self._options is not None else ()
             if _host_memory.involved(self._shardings, leaves, closed):   # memory kinds
@@ -349,7 +352,7 @@ class Jitted(StagedCallable):
                 entry.const_bufs, args, entry.in_avals))
         out = self._call_slow(args, {})
         if (_CPP not in self._fast and nkey in self._fast and not self.donate_argnums
-                and _cpp_available()):
+                and not self._donate_names                and _cpp_available()):
             miss = self._fast[_MISS] = cpp_jit.WeakMiss(self)
             self._fast[_CPP] = cpp_jit.make(getattr(self.fun, "__name__", "fn"), miss)
         return out
@@ -517,10 +520,15 @@ class Jitted(StagedCallable):
                 eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
         except _hi.CapturedHiError:
             return _call_user(fun, dyn_args, dyn_kwargs)
-        donated = set(donated_leaves(self.donate_argnums, dyn_args, statics))
+        donated = set(self._donated(dyn_args, dyn_kwargs, statics))
         outs = [python_scalar(o) for o in _jit_call.call(
             closed, leaves, fun, self._inline, _inline, [i in donated for i in range(len(leaves))])]
         return tree_util.tree_unflatten(out_tree, outs)
+
+    def _donated(self, dyn_args, dyn_kwargs, statics):
+        """The flat indices of this call's donated leaves, by position or by name."""
+        return donated_leaves(self.donate_argnums, dyn_args, statics, dyn_kwargs,
+                              self._donate_names)
 
     def _current_cache(self):
         """The `_cache` a fresh `jit(fun)` would find now (another once a global `fun` reads
@@ -528,7 +536,8 @@ class Jitted(StagedCallable):
         if type(self.fun) is not types.FunctionType:
             return self._cache
         return compile_cache.shared_state(self.fun, self._share_key, lambda: (
-            self.static_argnums, self.static_argnames, self.donate_argnums, {}, {}))[3]
+            self.static_argnums, self.static_argnames,
+            (self.donate_argnums, self._donate_names), {}, {}))[3]
 
     def _staging(self):
         """The stagings of inner calls, shared by the jits of `fun` whatever their
@@ -557,7 +566,7 @@ class Jitted(StagedCallable):
         types = _argument_types(self.fun, tree_util.flatten_for_staging(   # (out_info's)
             (tuple(dyn_args), dyn_kwargs))[0])
         return cls(entry, getattr(self.fun, "__name__", "<unnamed function>"),
-                   self.donate_argnums, donated_leaves(self.donate_argnums, dyn_args, statics),
+                   self.donate_argnums, self._donated(dyn_args, dyn_kwargs, statics),
                    types if any(t is not None for t in types) or _typed_consts(entry) else None)
 
     @_entry_point
@@ -590,6 +599,18 @@ def _positional_names(fun, n):
 
 def _call_user(fun, args, kwargs):
     return as_callable(fun)(*args, **kwargs)
+
+
+def _used_donations(closed, donated, keep_unused):
+    """The donated leaves `closed` reads: JAX prunes an unused argument (unless
+    `keep_unused`), which then is neither donated nor named in its "Some donated buffers
+    were not usable" warning."""
+    invars = closed.jaxpr.invars
+    if keep_unused or not donated:
+        return donated
+    used = {id(v) for e in closed.jaxpr.eqns for v in e.invars}
+    used.update(id(v) for v in closed.jaxpr.outvars)
+    return tuple(i for i in donated if i >= len(invars) or id(invars[i]) in used)
 
 
 # a jitted call with hijax Variables among its arguments: `fun` (static) on their arrays
@@ -635,7 +656,8 @@ def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
             and in_shardings is None and out_shardings is None and opts is None):
         return fun  # a pmap is compiled already: jit(pmap(f)) is pmap(f)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
-                  out_shardings, opts, inline, donate_argnames)
+                  out_shardings, opts, inline, donate_argnames,
+                  bool(options.get("keep_unused", False)))
 
 
 function = jit

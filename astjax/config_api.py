@@ -247,7 +247,7 @@ def _jit_call(jitted, args, kwargs):
     if config.read("jax_log_compiles") and len(jitted._cache) > before:
         _logger.warning("Finished tracing + transforming %s for pjit", name)
         _logger.warning("Compiling %s with global shapes and types %s.", name,
-                        [core.get_aval(a).str_short() for a in _leaves(args, kwargs)])
+                        [core.get_aval(a).str_short(True) for a in _leaves(args, kwargs)])
     if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
         try:
             _check_values(f"jit({name})", _leaves(out, {}))

@@ -132,7 +132,7 @@ def _check_h2d(aval, device):
     explicit = _explicit()
     if explicit and level in ("log", "disallow"):
         return
-    what = (f"host-to-device transfer: aval={aval.str_short()}, "
+    what = (f"host-to-device transfer: aval={aval.str_short(True)}, "
             f"dst_sharding=SingleDeviceSharding(device={device or runtime.default_device()})")
     if level.startswith("disallow"):
         raise TransferGuardError(f"INVALID_ARGUMENT: Disallowed {what}", loc=caller_location())
@@ -253,7 +253,7 @@ def _staging_hook(fun, phase, state):
         leaked = [t for i, t in _tracers().items()
                   if i not in state["before"] and id(t.builder) not in live]
         if leaked:
-            lines = [f"{t.aval.str_short()} is referred to by "
+            lines = [f"{t.aval.str_short(True)} is referred to by "
                      f"{', '.join(_holders(t, leaked))}" for t in leaked]
             raise UnexpectedTracerError(
                 f"Leaked trace of {name}. Leaked tracer(s):\n" + "\n".join(lines),
@@ -276,7 +276,7 @@ _seen: dict = {}   # function -> the argument signatures it was staged for
 
 
 def _signature(args, kwargs):
-    return tuple(core.get_aval(x).str_short() if hasattr(x, "shape") else repr(x)
+    return tuple(core.get_aval(x).str_short(True) if hasattr(x, "shape") else repr(x)
                  for x in tree_leaves((args, kwargs)))
 
 

@@ -24,16 +24,17 @@ import numpy as np
 from . import dtypes, name_stack, tree_util, util
 from .name_stack import source_info_context  # noqa: F401  (core.source_info_context)
 from .gc_pause import collector_paused  # noqa: F401  (core.collector_paused)
-from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError, UNKNOWN,
+from .errors import (ConcretizationError, EscapedTracerError, JAXTypeError, UNKNOWN,
                      NotImplementedInAstjaxError, SourceInfo, TracerArrayConversionError,
                      TracerBoolConversionError, TracerIntegerConversionError, user_location)
-from .shape_poly import canonical_dim
 from .shape_poly_expr import max_dim, min_dim  # noqa: F401  (JAX's jax.core names)
 from .trace_state import (ParamDict, Trace, Value, _state, ensure_compile_time_eval,  # noqa: F401
                           eval_context)   # (JAX's jax.core names; `_state`: what is current)
 from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
                  Literal, ShapedArray, TokenAval, Var, abstract_token, all_eqns, check_jaxpr,
                  map_sub_jaxprs, sub_jaxprs)
+from .axis_env import (AxisFrame, axis_frame, axis_frames, axis_size,  # noqa: F401
+                       extend_axis_env, innermost_axis_name)
 from .ir import HostShapedArray, memory_space_rule, host_avals_seen as _host_avals_seen  # noqa: F401
 
 # --------------------------------------------------------------------------- avals
@@ -214,7 +215,7 @@ class Zero:
         self.aval = aval
 
     def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
+        return f"Zero({self.aval.str_short(True)})"
 
 
 class UndefinedPrimal:
@@ -225,7 +226,7 @@ class UndefinedPrimal:
         self.aval = aval
 
     def __repr__(self):
-        return f"UndefinedPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval.str_short(True)})"
 
 
 def is_undefined(x):
@@ -268,7 +269,7 @@ class Tracer:
             return self.known
         raise error(
             f"{what} needs a value known at staging time, but this "
-            f"{self.aval.str_short()} value is computed when the function runs")
+            f"{self.aval.str_short(True)} value is computed when the function runs")
 
     def __bool__(self):
         return bool(self._concrete("a Python `bool()` (an `if`, `while`, `and`/`or`)",
@@ -552,61 +553,6 @@ def current_source_info() -> SourceInfo:
     return infos[-1] if infos else user_location(3)
 
 
-# ----------------------------------------------------------------- named axes
-
-
-class AxisFrame:
-    """One named mapped axis around the code being staged, batched or lowered. `kind`
-    "vmap": batched away by `batch_jaxpr`; "pmap": one replica per device, so
-    collectives over it lower to cross-replica ops. The name may be None (an
-    unnamed vmap: collectives cannot refer to it)."""
-    __slots__ = ("name", "size", "kind")
-
-    def __init__(self, name, size, kind="vmap"):
-        self.name, self.size, self.kind = name, canonical_dim(size), kind
-
-    def __repr__(self):
-        return f"AxisFrame({self.name!r}, {self.size}, {self.kind!r})"
-
-
-def axis_frame() -> AxisFrame:
-    """The innermost axis: while `batch_jaxpr` runs, the axis being batched."""
-    return _state.axis_frames[-1]
-
-
-def axis_frames(kind=None) -> list:
-    """The axes in scope, outermost first (only those of `kind` if given)."""
-    return [f for f in _state.axis_frames if kind is None or f.kind == kind]
-
-
-_INNERMOST = object()
-
-
-def axis_size(name=_INNERMOST, loc=None) -> int:
-    """The size of the innermost axis called `name` (a located AxisNameError if none
-    is in scope); without a name, the size of the innermost axis."""
-    if name is _INNERMOST:
-        return _state.axis_frames[-1].size
-    for f in reversed(_state.axis_frames):
-        if f.name is not None and f.name == name:
-            return f.size
-    names = [f.name for f in _state.axis_frames if f.name is not None]
-    raise AxisNameError(f"unbound axis name: {name!r}; "
-                        + (f"the axes in scope are {names}" if names else
-                           "no named axis is in scope here (collectives need to run under "
-                           "vmap(..., axis_name=...) or pmap(..., axis_name=...))"), loc=loc)
-
-
-def innermost_axis_name():
-    """The name of the innermost mapped axis (None if unnamed or none is in scope)."""
-    return _state.axis_frames[-1].name if _state.axis_frames else None
-
-
-def extend_axis_env(name, size, kind="vmap") -> util.pushed:
-    """Push a named mapped axis (see `AxisFrame`) for the staging inside."""
-    return util.pushed(_state.axis_frames, AxisFrame(name, size, kind))
-
-
 # Hook set in one spot, by codegen/runtime.py (core never imports codegen): runs one
 # primitive on concrete values -- the eager path of `bind` outside any staging.
 eager_backend: Callable | None = None
@@ -752,12 +698,15 @@ def join_consts(jaxprs_consts):
 # ---------------------------------------------------------------------- evaluation
 
 
-def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None):
-    """Evaluate `jaxpr`; by default with the NumPy reference rules (impl)."""
+def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None, literal=None):
+    """Evaluate `jaxpr`; by default with the NumPy reference rules (impl). `literal`
+    (a Literal -> its value) reads literals; by default their `val`."""
     env: dict[Var, Any] = {}
 
     def read(a):
-        return a.val if isinstance(a, Literal) else env[a]
+        if isinstance(a, Literal):
+            return a.val if literal is None else literal(a)
+        return env[a]
 
     for v, x in zip(jaxpr.constvars, consts):
         env[v] = x
@@ -786,11 +735,22 @@ def inline_jaxpr(jaxpr: Jaxpr, consts, args):
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):
     """JAX's `jax.core.eval_jaxpr`: `jaxpr` applied to `args` by binding its equations
-    (so it stages again under a transformation); `eval_reference` is the NumPy one."""
-    if propagate_source_info:
-        return inline_jaxpr(jaxpr, consts, args)
-    return eval_reference(jaxpr, consts, *args,
-                          interpret_eqn=lambda e, ins: bind(e.primitive, *ins, **e.params))
+    (so it stages again under a transformation); `eval_reference` is the NumPy one.
+    A weak-typed literal is bound as the Python scalar it stands for, so results keep
+    JAX's weak types (`eval_jaxpr` of `x * 2` at `1.0` is a weak float32)."""
+    return eval_reference(jaxpr, consts, *args, literal=_weak_literal, interpret_eqn=(
+        _rebind if propagate_source_info else lambda e, ins: bind(e.primitive, *ins, **e.params)))
+
+
+def _weak_literal(lit: Literal):
+    """A weak-typed scalar literal's Python scalar (JAX's literals hold typed Python
+    scalars); any other literal's value."""
+    aval = lit.aval
+    if getattr(aval, "weak_type", False) and aval.shape == ():
+        py = {"i": int, "u": int, "f": float, "c": complex}.get(np.dtype(aval.dtype).kind)
+        if py is not None and get_aval(py(lit.val)) == aval:
+            return py(lit.val)
+    return lit.val
 
 
 def _rebind(eqn, ins):

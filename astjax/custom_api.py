@@ -415,8 +415,8 @@ def linear_call(fun, fun_transpose, residual_args, linear_args):
         for got, want in zip(t_closed.out_avals, lin_avals):
             if (got.shape, got.dtype) != (want.shape, want.dtype):
                 raise ShapeError(
-                    f"fun_transpose returned {got.str_short()} for a linear input of "
-                    f"{want.str_short()}", hint="the transpose's outputs have the shapes "
+                    f"fun_transpose returned {got.str_short(True)} for a linear input of "
+                    f"{want.str_short(True)}", hint="the transpose's outputs have the shapes "
                     "and dtypes of the linear arguments")
         t_callee, t_consts = core.split_consts(t_closed)
         return t_callee, t_consts

@@ -403,7 +403,7 @@ def _check_nondiff_untraced(fun, args, nondiff_argnums):
                     isinstance(leaf, core.Tracer) and leaf.known is None
                     and _may_depend_on_inputs(leaf, eager)):
                 raise UnexpectedTracerError(
-                    f"a traced value ({core.get_aval(leaf).str_short()}) was passed to the "
+                    f"a traced value ({core.get_aval(leaf).str_short(True)}) was passed to the "
                     f"custom_vjp function {getattr(fun, '__name__', '?')} as argument {i}, a "
                     f"position nondiff_argnums marks non-differentiable; tracers cannot be "
                     f"passed as non-differentiable arguments of a custom_vjp function",

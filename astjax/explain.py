@@ -132,7 +132,7 @@ def jaxpr_lines(closed, file) -> list[Line]:
     out: list[Line] = []
 
     def binders(j):
-        return " ".join(f"{names(v)}:{v.aval.str_short()}" for v in (*j.constvars, *j.invars))
+        return " ".join(f"{names(v)}:{v.aval.str_short(True)}" for v in (*j.constvars, *j.invars))
 
     def block(j, depth):
         j = j.jaxpr if isinstance(j, ClosedJaxpr) else j

@@ -72,6 +72,11 @@ class AbstractValue:
     __slots__ = ()
 
 
+def _long_name(dtype) -> str:
+    """A dtype as JAX's types print it in full (`float32`; float0's `void` as `float0`)."""
+    return "float0" if dtype == dtypes.float0 else dtype.name
+
+
 class ShapedArray(AbstractValue):
     __slots__ = ("shape", "dtype", "weak_type")
 
@@ -128,7 +133,10 @@ class ShapedArray(AbstractValue):
     def normalize(self):
         return self.strip_weak_type()
 
-    def str_short(self):
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        """JAX's: `float32[3]`; `f32[3]` with `short_dtypes` (as jaxprs print it)."""
+        if not short_dtypes:
+            return self._long()
         return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other):
@@ -140,7 +148,7 @@ class ShapedArray(AbstractValue):
         return hash((self.shape, self.dtype, self.weak_type))
 
     def _long(self):
-        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+        return f"{_long_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def __str__(self):  # JAX's `str(jax.typeof(x))`: `int32[8]`, `~float32[]` if weak
         return ("~" if self.weak_type else "") + self._long()
@@ -178,7 +186,7 @@ class KeyDataAval(ShapedArray):
             return KeyDataAval.of(plain, self.impl, k)
         return plain
 
-    def str_short(self):
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
         keys = self.shape[:len(self.shape) - self.key_ndim]
         return f"key<{self.impl}>[{','.join(map(str, keys))}]"
 
@@ -209,11 +217,13 @@ class HostShapedArray(ShapedArray):
         return in_memory_space(ShapedArray.update(self, shape, dtype, weak_type),
                                MemorySpace.Host)
 
-    def str_short(self):
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        if not short_dtypes:
+            return self._long()
         return f"{dtypes.short_name(self.dtype)}<host>[{','.join(map(str, self.shape))}]"
 
     def _long(self):
-        return f"{self.dtype.name}<host>[{','.join(map(str, self.shape))}]"
+        return f"{_long_name(self.dtype)}<host>[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other):
         return (type(other) is HostShapedArray and self.shape == other.shape
@@ -275,7 +285,7 @@ class TokenAval(ShapedArray):
     def update(self, shape=None, dtype=None, weak_type=None):
         return self   # (a token has no shape or dtype to change)
 
-    def str_short(self):
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
         return "Tok"
 
     def __repr__(self):   # (also `str`: JAX's `str(jax.typeof(token))`)
@@ -309,8 +319,8 @@ class AbstractRef(ShapedArray):
     def update(self, shape=None, dtype=None, weak_type=None):
         return AbstractRef(self.inner_aval.update(shape, dtype, weak_type))
 
-    def str_short(self):
-        return f"Ref{{{self.inner_aval.str_short()}}}"
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        return f"Ref{{{self.inner_aval.str_short(short_dtypes, mesh_axis_types)}}}"
 
     def __str__(self):   # JAX's `str(jax.typeof(ref))`: `Ref{float32[3]}` (no `~`)
         return f"Ref{{{self.inner_aval._long()}}}"
@@ -339,7 +349,7 @@ class Var:
         self.hint = hint
 
     def __repr__(self):
-        return f"Var({self.hint or id(self) % 10000}:{self.aval.str_short()})"
+        return f"Var({self.hint or id(self) % 10000}:{self.aval.str_short(True)})"
 
 
 class Literal:
@@ -458,8 +468,8 @@ def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
                                  loc=eqn.source_info)
         for v, a in zip(eqn.outvars, out):
             if not v.aval.same_type(a):
-                raise JaxprTypeError(f"{where}: output typed {v.aval.str_short()}, "
-                                     f"rule gives {a.str_short()}", loc=eqn.source_info)
+                raise JaxprTypeError(f"{where}: output typed {v.aval.str_short(True)}, "
+                                     f"rule gives {a.str_short(True)}", loc=eqn.source_info)
             bind_var(v, where)
     for a in jaxpr.outvars:
         read(a, "outputs")
@@ -513,7 +523,7 @@ def all_eqns(jaxpr):
 def literal_str(lit) -> str:
     val = np.asarray(lit.val)
     s = str(val.item()) if val.ndim == 0 else "[...]"
-    return f"{s}:{lit.aval.str_short()}"
+    return f"{s}:{lit.aval.str_short(True)}"
 
 
 def _var(a, names, binder=False, used=None):
@@ -539,7 +549,7 @@ def _type_texts() -> list:
 
 def _type_str(v):
     t = _type_texts()[-1].get(v) if isinstance(v, Var) else None
-    return v.aval.str_short() if t is None else t
+    return v.aval.str_short(True) if t is None else t
 
 
 def pp_vars(vs, names, sep="", shapes=False, binder=False, used=None):

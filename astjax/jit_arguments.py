@@ -101,9 +101,10 @@ def _complete(fun, nums, names, what):
 
 
 def normalize_donate(fun, donate_argnums, donate_argnames, static_names):
-    """The donated positions: `donate_argnums` and the positions `donate_argnames`
-    names, checked against the signature as the static ones are; a located ValueError
-    (JAX's) for an argument both static and donated."""
+    """(donated positions, donated names): `donate_argnums` and `donate_argnames`, each
+    completed from the other through the signature and checked as the static ones are
+    (an argument passed by keyword is donated by its name, as in JAX); a located
+    ValueError (JAX's) for an argument both static and donated."""
     nums, names = _complete(fun, argnums(donate_argnums, "donate_argnums"),
                             argnames(donate_argnames, "donate_argnames"), "donate")
     both = sorted(set(names) & set(static_names))
@@ -112,4 +113,4 @@ def normalize_donate(fun, donate_argnums, donate_argnames, static_names):
             f"static_argnames and donate_argnames cannot intersect: {both} appear in both",
             hint="a static argument is a Python value, not a buffer: donate only dynamic "
                  "(array) arguments", loc=caller_location())
-    return tuple(sorted(nums))
+    return tuple(sorted(nums)), frozenset(names)

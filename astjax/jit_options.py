@@ -13,7 +13,9 @@ and `keep_unused=`, read as JAX 0.10.2 reads them.
   and of the compile cache. An unknown name or a bad value is XLA's own
   INVALID_ARGUMENT error. Only a top-level `jit` may carry them: a nested one is JAX's
   ValueError.
-- `keep_unused=`: accepted; astjax's programs keep every argument already.
+- `keep_unused=`: astjax's programs keep every argument already; as JAX's, without it an
+  unused donated argument is neither donated nor named in the "not usable" warning
+  (`api._used_donations`).
 
 `abstracted_axes` is not a parameter of JAX 0.10.2's `jit` (a TypeError there as here).
 """

@@ -175,7 +175,7 @@ def _resolve(fn, args, kwargs):
 
 
 def _avals_text(in_tree, closed, names):
-    avals = [v.aval.str_short() for v in closed.jaxpr.invars]
+    avals = [v.aval.str_short(True) for v in closed.jaxpr.invars]
     args_td, kwargs_td = in_tree.children
     parts, it = [], iter(avals)
     trees = list(args_td.children) + list(kwargs_td.children if kwargs_td.node_type is dict else [])

@@ -29,7 +29,7 @@ from .errors import (ArgumentTypeError, ArgumentValueError, JAXValueError,
 from .codegen import explicit as _explicit, spmd as _spmd
 from .codegen.spmd_devices import incompatible_context, leaf_names
 from .extend.backend import UnknownBackendError
-from .staging import donated_leaves, leaf_aval
+from .staging import leaf_aval
 
 __all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
            "CompilerOptions", "Wrapped"]
@@ -571,7 +571,7 @@ class Compiled(_Stage):
             if (got.shape, got.dtype) != (want.shape, want.dtype):
                 raise ArgumentTypeError(
                     f"argument types differ from the types for which this computation was "
-                    f"compiled: leaf {i} is {got.str_short()}, compiled for {want.str_short()}",
+                    f"compiled: leaf {i} is {got.str_short(True)}, compiled for {want.str_short(True)}",
                     hint="lower and compile again for these shapes, or call the jitted "
                          "function itself (it compiles per signature)", loc=caller_location())
         placed = getattr(entry, "run_placed", None)   # one device: JAX's placement rule
@@ -687,7 +687,7 @@ def abstract_layouts_entry(jitted, args, kwargs):
         options = jitted._options.compiler_options if jitted._options is not None else ()
         entry = _spmd.jit_entry(closed, out_tree, getattr(jitted.fun, "__name__", "fn"),
                                 jitted._shardings, dyn_args, leaves,
-                                donated_leaves(jitted.donate_argnums, dyn_args, statics),
+                                jitted._donated(dyn_args, dyn_kwargs, statics),
                                 loc, options, leaf_layouts=lays)
         entry.in_tree = in_tree
         entry.arg_labels = leaf_names(jitted.fun, dyn_args, dyn_kwargs)

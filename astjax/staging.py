@@ -244,11 +244,13 @@ def mapped_leaves(what, leaves, dims, labels, loc, hint):
     return avals, norm, sizes
 
 
-def donated_leaves(donate_argnums, dyn_args, statics):
+def donated_leaves(donate_argnums, dyn_args, statics, dyn_kwargs=None, donate_argnames=()):
     """The flat leaf indices of the dynamic arguments `donate_argnums` names (positions
     in the call, static arguments counted; an out-of-range position donates nothing,
-    as in JAX); `statics` is the call's (position or name, value) pairs."""
-    if not donate_argnums:
+    as in JAX) and of the keyword arguments `donate_argnames` names (their leaves follow
+    the positional ones, keys sorted); `statics` is the call's (position or name, value)
+    pairs."""
+    if not (donate_argnums or donate_argnames):
         return ()
     static_pos = {i for i, _ in statics if isinstance(i, int)}
     positions = [i for i in range(len(dyn_args) + len(static_pos)) if i not in static_pos]
@@ -256,6 +258,11 @@ def donated_leaves(donate_argnums, dyn_args, statics):
     for pos, a in zip(positions, dyn_args):
         n = len(tree_util.tree_leaves(a))
         if pos in donate_argnums:
+            out.extend(range(k, k + n))
+        k += n
+    for name in sorted(dyn_kwargs or ()):
+        n = len(tree_util.tree_leaves(dyn_kwargs[name]))
+        if name in donate_argnames:
             out.extend(range(k, k + n))
         k += n
     return tuple(out)

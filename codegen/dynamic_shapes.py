@@ -120,7 +120,7 @@ def splat_constant(mb, value, aval) -> str:
     """A constant of symbolic shape `aval.shape`: all its elements equal."""
     flat = np.ravel(np.asarray(value))
     if flat.size and not (flat == flat[0]).all():
-        raise JAXValueError(f"a constant of symbolic shape {aval.str_short()} must have "
+        raise JAXValueError(f"a constant of symbolic shape {aval.str_short(True)} must have "
                             "equal elements")
     scalar = mb.constant(flat[0] if flat.size else 0, ShapedArray((), aval.dtype))
     return dynamic_op(mb, "stablehlo.broadcast_in_dim", [scalar], aval,

@@ -313,7 +313,7 @@ def _check_op_types(eqn, ctx):
     for a in [*ctx.avals_in, *ctx.avals_out]:
         if getattr(a, "dtype", None) in _NO_OPERATION_TYPES:
             raise JAXValueError(
-                f"Cannot lower `{eqn.primitive.name}` on {a.str_short()}: StableHLO operations "
+                f"Cannot lower `{eqn.primitive.name}` on {a.str_short(True)}: StableHLO operations "
                 f"have no {_ELT[a.dtype]} element type (verifier error)",
                 loc=eqn.source_info if getattr(eqn.source_info, "file", None) else None,
                 hint="convert through a wider integer outside the program, e.g. "

@@ -38,8 +38,8 @@ class TypedAval(core.ShapedArray):
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self._typed.str_short()}{weak})"
 
-    def str_short(self, short_dtypes=True):
-        """`f32[4@x,4]` (astjax's short form, with the layout)."""
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        """`f32[4@x,4]` with `short_dtypes` (`float32[...]` without), with the layout."""
         return self._typed.str_short(short_dtypes)
 
     mat = manual_axis_type = property(lambda self: _NO_MANUAL_AXES,
@@ -130,8 +130,8 @@ class ManualAval(core.ShapedArray):
     def _long(self):
         return self.str_short(short_dtypes=False)
 
-    def str_short(self, short_dtypes=True):
-        """`f32[2,2]{V:x}` (`float32[...]` without `short_dtypes`)."""
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        """`f32[2,2]{V:x}` with `short_dtypes` (`float32[...]` without)."""
         text = vma.vma_str(core.ShapedArray(self.shape, self.dtype), self._vma or (),
                            self._mesh, self._unreduced, self._reduced)
         if short_dtypes:

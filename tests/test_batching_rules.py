@@ -228,7 +228,7 @@ def edtype_boundary(data):
     from astjax.primitives import edtypes as ed
     from test_extended_dtypes import mx   # (float32 data, cotangents combined by max)
     e = core.bind(ed.to_edtype_p, data, edtype=mx)
-    return e, core.bind(ed.from_edtype_p, e, dtype=np.dtype(np.float32))
+    return e, core.bind(ed.from_edtype_p, e, dtype=np.dtype(np.float32), edtype=mx)
 
 
 def gammas(keys, a):

@@ -115,7 +115,7 @@ def _residuals(fn, *a):
     """astjax's `print_saved_residuals` lines, locations as the recorder stores them."""
     return [re.sub(re.escape(__file__) + r":(\d+):(\d+)",
                    lambda m: f"@{int(m.group(1)) - _START}:{m.group(2)}", what).join(
-                       [aval.str_short() + " ", ""])
+                       [aval.str_short(short_dtypes=True) + " ", ""])
             for aval, what in adc.saved_residuals(fn, *a)]
 
 

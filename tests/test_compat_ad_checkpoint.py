@@ -16,7 +16,7 @@ def _f(W1, W2, x):
 
 def test_saved_residuals_arguments_then_intermediates():
     W1, W2, x = jnp.ones((5, 4)), jnp.ones((3, 5)), jnp.ones(4)
-    got = [(a.str_short(), w.split(" from ")[0] if "output" in w else w)
+    got = [(a.str_short(short_dtypes=True), w.split(" from ")[0] if "output" in w else w)
            for a, w in adc.saved_residuals(_f, W1, W2, x)]
     assert got == [("f32[5,4]", "from the argument W1"), ("f32[3,5]", "from the argument W2"),
                    ("f32[4]", "from the argument x"), ("f32[5]", "output of sin"),

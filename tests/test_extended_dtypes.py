@@ -230,11 +230,3 @@ def test_arrays_of_the_dtype_have_no_values_to_compare():
     for op in (lambda: e == e, lambda: e != e, lambda: bool(e), lambda: list(e)):
         with pytest.raises(NotImplementedError):
             op()
-
-
-def test_joining_them_is_a_located_error_for_now():
-    e = lax.convert_element_type(X, mx)
-    for op in (lambda: jnp.where(X > 0, e, e), lambda: jnp.stack([e, e]),
-               lambda: jnp.concatenate([e, e])):
-        with pytest.raises(NotImplementedError, match="extended dtype maxf32"):
-            op()

@@ -59,7 +59,8 @@ def test_host_aval_type():
     host = in_memory_space(dev, MemorySpace.Host)
     assert (host.memory_space, dev.memory_space) == (MemorySpace.Host, MemorySpace.Device)
     assert host != dev and dev != host and hash(host) != hash(dev)
-    assert host.update(shape=(3,)).str_short() == "f32<host>[3]"
+    assert host.update(shape=(3,)).str_short() == "float32<host>[3]"   # (JAX's)
+    assert host.update(shape=(3,)).str_short(short_dtypes=True) == "f32<host>[3]"
     assert in_memory_space(host, MemorySpace.Device) == dev
 
 

@@ -355,7 +355,7 @@ ALLOWED = {
     "jax.stages": {
         "error": "ArgumentTypeError ArgumentValueError JAXValueError NotImplementedInAstjaxError",
         "helper": ("ShapeDtypeStruct UnknownBackendError abstract_arguments abstract_layouts_entry"
-                  " argument_types caller_location canonical_shape donated_leaves has_layouts"
+                  " argument_types caller_location canonical_shape has_layouts"
                   " incompatible_context leaf_aval leaf_names out_structs remember_staging result_types"
                   " staged_as typed_staging"),
         "module": "compile_cache core dtypes runtime stablehlo tree_util",

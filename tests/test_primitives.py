@@ -35,7 +35,6 @@ SHAPES = [(2, 3), (), (4,), (1, 3, 2), (0, 3)]
 # environment (no NumPy reference outside one).
 NO_CASES: dict[str, str] = {
     "dim_as_value": "a symbolic dimension as a value, only inside a shape-polymorphic export: tests/test_shape_poly.py",
-    "from_edtype": "reads the data of an extended dtype, which only a staged to_edtype makes: tests/test_batching_rules.py (edtype_boundary), tests/test_extended_dtypes.py (vs JAX's stored values)",
     "platform_index": "the lowering platform's branch of lax.platform_dependent, only staged: tests/test_export_platforms.py",
     **{n: "control flow: tests/test_control_flow.py" for n in ("cond", "while", "scan")},
     "custom_linear_solve": "takes jaxprs: tests/test_custom_solves.py (vs JAX's stored values)",
@@ -471,10 +470,10 @@ def _structural_cases():
     # the typed-key boundary: the identity on key data (tests/test_typed_keys.py prints it)
     S["random_wrap"] = [Case([r((2,), u32, full_range=True)], {"impl": threefry_prng_impl}),
                         Case([r((3, 2), u32, full_range=True)], {"impl": threefry_prng_impl})]
-    # a user extended dtype's boundary: the identity on its float32 data (from_edtype
-    # reads staged data only: NO_CASES)
+    # a user extended dtype's boundary: the identity on its float32 data
     from test_extended_dtypes import mx
     S["to_edtype"] = [Case([r((3,), f32)], {"edtype": mx}), Case([r((2, 3), f32)], {"edtype": mx})]
+    S["from_edtype"] = [Case([r((3,), f32)], {"dtype": np.dtype(np.float32), "edtype": mx})]
     S["random_unwrap"] = [Case([r((2,), u32, full_range=True)]),
                           Case([r((4, 2), u32, full_range=True)])]
     # the Random123 hashes (tests/test_prng_impls_more.py: known answers, JAX's bits):

@@ -72,7 +72,7 @@ def test_make_jaxpr_types_each_impl_by_its_own_dtype():
     from astjax.codegen import runtime
     from astjax.ir import KeyDataAval
     interned = runtime.intern_aval(KeyDataAval((5, 7, 2), jnp.uint32, "fry"))
-    assert type(interned) is astjax.core.ShapedArray and interned.str_short() == "u32[5,7,2]"
+    assert type(interned) is astjax.core.ShapedArray and interned.str_short() == "uint32[5,7,2]"
 
 
 def test_every_impl_and_the_custom_one_are_covered():

@@ -436,7 +436,7 @@ def test_api_util():
         au.flatten_axes("in_axes", tree2, (0, None, 1))
     d = au.debug_info("jit", f, args, kw)
     assert (d.traced_for, d.func_name, d.arg_names) == ("jit", "f", ("x", "y[0]", "y[1]", "z"))
-    assert au.shaped_abstractify(np.ones((2, 3), np.float32)).str_short() == "f32[2,3]"
+    assert au.shaped_abstractify(np.ones((2, 3), np.float32)).str_short() == "float32[2,3]"
     assert au.safe_map(lambda a, b: a + b, [1, 2], [3, 4]) == [4, 6]
 
 

@@ -149,5 +149,5 @@ def saved_residuals(f, *args, **kwargs) -> list[tuple]:
 def print_saved_residuals(f, *args, **kwargs) -> None:
     """Print one line per residual: its type and where it comes from."""
     for aval, what in saved_residuals(f, *args, **kwargs):
-        short = aval.str_short() if hasattr(aval, "str_short") else str(aval)
+        short = aval.str_short(True) if hasattr(aval, "str_short") else str(aval)
         print(f"{short} {what}")

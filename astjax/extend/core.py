@@ -209,7 +209,7 @@ def mapped_aval(size: int, axis, aval):
     if axis is None:
         return aval
     if aval.shape[axis] != size:
-        raise ValueError(f"mapped_aval: dimension {axis} of {aval.str_short()} is not {size}")
+        raise ValueError(f"mapped_aval: dimension {axis} of {aval.str_short(True)} is not {size}")
     return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
 
 

@@ -237,7 +237,7 @@ class StackedList(list):
     def __repr__(self):
         if self._filled:
             return list.__repr__(self)
-        return f"StackedList({self._n} x {_aval(self.stacked).str_short()})"
+        return f"StackedList({self._n} x {_aval(self.stacked).str_short(True)})"
 
 
 def _filling(name):

@@ -162,7 +162,7 @@ def _staged_bool_op(a, b, op):
     if _aval(a).shape != ():
         raise AmbiguousTruthValueError(
             f"the truth value of an array with more than one element is ambiguous: "
-            f"`{op}` needs a scalar, got {_aval(a).str_short()}", loc=loc)
+            f"`{op}` needs a scalar, got {_aval(a).str_short(True)}", loc=loc)
     if not _array_like(b) or isinstance(b, str):
         raise JAXTypeError(f"`a {op} b` with a staged `a` picks between `a` and `b` when the "
                            f"function runs, so `b` must be a number or array, not "
@@ -492,8 +492,8 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
             np.shape(c) if not isinstance(c, Tracer) else c.shape
         if tuple(sa) != tuple(sc) or (da != dc and not (wa or wc)):
             raise ShapeError(
-                f"'{name}' is {_aval(a).str_short()} in the else branch and "
-                f"{_aval(c).str_short()} in the if branch of this `{what}` (line "
+                f"'{name}' is {_aval(a).str_short(True)} in the else branch and "
+                f"{_aval(c).str_short(True)} in the if branch of this `{what}` (line "
                 f"{_line(meta, name, 1) or '?'} / {_line(meta, name, 2) or '?'}); "
                 f"both branches must give the same shape and dtype", loc=loc,
                 hint="cast with .astype(...) or broadcast explicitly in one branch")

@@ -69,7 +69,7 @@ class _LoopState:
 
 
 def _fmt_aval(a):
-    return a.str_short() + ("{weak}" if a.weak_type else "")
+    return a.str_short(True) + ("{weak}" if a.weak_type else "")
 
 
 def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_args=0,

@@ -299,7 +299,7 @@ def global_store(value, names, elements=None, what="assigning"):
     staged = [x for x in tree_util.tree_leaves(parts) if isinstance(x, core.Tracer)]
     if staged:
         raise EscapedTracerError(
-            f"a staged value ({staged[0].aval.str_short()}) is assigned to the global "
+            f"a staged value ({staged[0].aval.str_short(True)}) is assigned to the global "
             f"{where}: it is only known when the compiled function runs, so it cannot be "
             f"stored in the module while staging", loc=user_location(),
             hint="return the value from the function and assign the global outside it")

@@ -36,7 +36,7 @@ def zeros(shape, dtype=None) -> Array:
     Array([[0., 0.],
            [0., 0.]], dtype=float32)
     """
-    return lax.full(_static_shape(shape), 0, _dtype(dtype, dtypes.dtype(float)))
+    return lax.full(_static_shape(shape), 0, _creation_dtype(dtype))
 
 
 @with_out_sharding("jnp.ones")
@@ -50,7 +50,13 @@ def ones(shape, dtype=None) -> Array:
     >>> jnp.ones(3, dtype=jnp.int32)
     Array([1, 1, 1], dtype=int32)
     """
-    return lax.full(_static_shape(shape), 1, _dtype(dtype, dtypes.dtype(float)))
+    return lax.full(_static_shape(shape), 1, _creation_dtype(dtype))
+
+
+def _creation_dtype(dtype):
+    """`zeros` / `ones`' dtype: float by default; a user extended dtype as it is (JAX's
+    `lax.full` fills it by the dtype's own `full` rule)."""
+    return dtype if dtypes.is_user_extended(dtype) else _dtype(dtype, dtypes.dtype(float))
 
 
 @with_out_sharding("jnp.zeros")
@@ -86,6 +92,8 @@ def full(shape, fill_value, dtype=None) -> Array:
     fill_value = fill_value if dtype is not None or not isinstance(fill_value, (list, tuple)) \
         else array(fill_value)
     shape = _static_shape(shape)
+    if dtypes.is_user_extended(dtype):   # the dtype's own `full` rule, as JAX's
+        return lax.full(shape, fill_value, dtype)
     weak = dtype is None and _is_weak(fill_value)
     if dtype is None and not dtypes.is_weak_scalar(fill_value):
         return broadcast_to_shape(asarray(fill_value), shape)

@@ -12,6 +12,7 @@ from ..api import typeof
 from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError, ShapeError,
                       ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
+from ..lax_extended import Physical as _Physical
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
 from .indexing import _getitem
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
@@ -182,7 +183,7 @@ def moveaxis(a, source, destination):
     >>> jnp.moveaxis(jnp.zeros((2, 3, 4)), 0, -1).shape
     (3, 4, 2)
     """
-    a = asarray_operand(a)
+    a = a if _is_key_array(a) else asarray_operand(a)   # (extended dtypes: lax's on data)
     nd = core.get_aval(a).ndim
     src = canonicalize_axes(source, nd, "moveaxis", unique=False)   # repeated: no perm,
     dst = canonicalize_axes(destination, nd, "moveaxis", unique=False)  # transpose raises
@@ -202,7 +203,7 @@ def swapaxes(a, axis1, axis2):
     >>> jnp.swapaxes(jnp.zeros((2, 3)), 0, 1).shape
     (3, 2)
     """
-    a = asarray_operand(a)
+    a = a if _is_key_array(a) else asarray_operand(a)   # (extended dtypes: lax's on data)
     nd = core.get_aval(a).ndim
     if isinstance(axis1, (bool, np.bool_)) or isinstance(axis2, (bool, np.bool_)):
         raise ArgumentValueError(f"swapaxes: the axes must be integers, got {axis1!r}, "
@@ -345,15 +346,17 @@ concat = concatenate
 
 
 def _keys_joined(join, keys, axis, new_axes):
-    """`join` (stack or concatenate) of typed key arrays: the keys' data joined along
-    the key axis (`axis` counts key axes; the key-data axis stays last)."""
-    if any(getattr(k, "dtype", None) != keys[0].dtype for k in keys):  # another impl
-        raise ArgumentValueError(f"dtype={keys[0].dtype} is not a valid dtype for JAX type "
-                                 "promotion.", hint="join keys of one PRNG implementation")
+    """`join` (stack or concatenate) of arrays of one extended dtype (typed keys, a user
+    dtype): their data joined along the logical axis (`axis` counts logical axes; the
+    element axes of the data stay last)."""
+    if any(getattr(k, "dtype", None) != keys[0].dtype for k in keys):  # another dtype
+        raise ArgumentValueError(f"dtype={keys[0].dtype!r} is not a valid dtype for JAX "
+                                 "type promotion.", hint="join arrays of one extended dtype")
     if axis is None:
         keys, axis = [k.ravel() for k in keys], 0
     axis = canonicalize_axis(axis, keys[0].ndim + new_axes, join.__name__)
-    return type(keys[0])(join([k._base for k in keys], axis), keys[0]._impl)
+    first = _Physical(keys[0])
+    return first.rebuild(join([_Physical(k).data for k in keys], axis))
 
 
 def stack(arrays, axis=0, out=None, dtype=None) -> Array:

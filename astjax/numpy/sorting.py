@@ -15,7 +15,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import Tracer
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
-                      ConcretizationError, ReductionError)
+                      ConcretizationError, NotImplementedInAstjaxError, ReductionError)
 from ..primitives.gather import GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from .operands import asarray, asarray_operand, promote_dtypes
@@ -310,6 +310,11 @@ def nonzero(a, *, size=None, fill_value=None):
       >>> jnp.nonzero(jnp.array([0, 5, 0, 7]), size=3, fill_value=-1)
       (Array([ 1,  3, -1], dtype=int32),)
     """
+    if dtypes.is_user_extended(getattr(a, "dtype", None)):   # (JAX compares it with 0)
+        raise NotImplementedInAstjaxError(
+            f"nonzero of an array of extended dtype {a.dtype.name}: it has no values to "
+            "compare with 0 (JAX's NotImplementedError)",
+            hint="convert it to its representation dtype first (lax.convert_element_type)")
     a = asarray(asarray_operand(a, "nonzero"))
     av = core.get_aval(a)
     if av.ndim == 0:

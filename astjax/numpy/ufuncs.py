@@ -439,7 +439,6 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if x is None and y is None:
         return _nonzero(condition, size=size, fill_value=fill_value)
     if _is_key_array(x) or _is_key_array(y):
-        _no_user_extended((x, y))
         return _keys_where(_truth(condition), x, y)
     return _select(condition, x, y)
 
@@ -475,26 +474,15 @@ _is_key_array = dtypes.has_extended_dtype
 
 
 def _typed_keys(arrays):
-    """Whether `arrays` are typed PRNG key arrays (an extended dtype), all of them;
-    a mix of keys and numbers is JAX's TypeError."""
-    _no_user_extended(arrays)
+    """Whether `arrays` are arrays of an extended dtype (typed PRNG keys, a user dtype
+    with rules), all of them; a mix of them and numbers is JAX's ValueError."""
     keys = [_is_key_array(a) for a in arrays]
     if any(keys) and not all(keys):
-        raise ArgumentValueError("cannot join typed key arrays with arrays of other dtypes",
-                                hint="random.key_data(keys) gives their uint32 data")
+        dt = next(a.dtype for a in arrays if _is_key_array(a))
+        raise ArgumentValueError(f"dtype={dt!r} is not a valid dtype for JAX type promotion.",
+                                 hint="arrays of an extended dtype join only with arrays of "
+                                      "that dtype (convert the others to it first)")
     return all(keys)
-
-
-def _no_user_extended(arrays):
-    """Joining or selecting arrays of a user extended dtype (`primitives/edtypes.py`):
-    astjax does not yet (JAX does it on their data), a located error meanwhile."""
-    dt = next((a.dtype for a in arrays if dtypes.is_user_extended(getattr(a, "dtype", None))),
-              None)
-    if dt is not None:
-        raise NotImplementedInAstjaxError(f"jnp.where / concatenate / stack of arrays of the "
-                                          f"extended dtype {dt.name}",
-                                          hint="convert them to their representation dtype, "
-                                               "join, and convert back")
 
 
 def _key_astype(x, dtype, copy):
@@ -547,21 +535,18 @@ _ASTYPE_COMPLEX_TO_REAL = ("Casting from complex to real dtypes will soon raise 
 
 
 def _keys_where(condition, x, y):
-    """`where` over typed key arrays of one dtype (JAX selects keys as it selects
-    numbers): the keys' data selected, the condition broadcast over the key-data axis."""
+    """`where` over arrays of one extended dtype (typed keys, a user dtype: JAX selects
+    them as it selects numbers): the three broadcast, the cases selected on their data
+    (`lax.select` of them)."""
     for a in (x, y):
         if not _is_key_array(a) or a.dtype != x.dtype:
             key_dtype = x.dtype if _is_key_array(x) else y.dtype
-            raise ArgumentValueError(f"dtype={key_dtype} is not a valid dtype for JAX type "
+            raise ArgumentValueError(f"dtype={key_dtype!r} is not a valid dtype for JAX type "
                                      "promotion.",
-                                     hint="both choices must be key arrays of one impl")
+                                     hint="both choices must be arrays of one extended dtype")
     shape = broadcast_shapes(core.get_aval(condition).shape, x.shape, y.shape)
-    data_shape = shape + core.get_aval(x._base).shape[-1:]
-    c = broadcast_to_shape(lax.expand_dims(broadcast_to_shape(condition, shape), (len(shape),)),
-                           data_shape)
-    data = lax.select(c, broadcast_to_shape(x._base, data_shape),
-                      broadcast_to_shape(y._base, data_shape))
-    return type(x)(data, x._impl)
+    return lax.select(broadcast_to_shape(condition, shape), broadcast_to_shape(x, shape),
+                      broadcast_to_shape(y, shape))
 
 
 def clip(arr=None, /, min=None, max=None) -> _typing.Array:  # noqa: A002

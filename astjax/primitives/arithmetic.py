@@ -130,7 +130,7 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
 
 def _abs_check(x):
     if dtypes.issubdtype(x.dtype, np.unsignedinteger):  # JAX: signed, floating, complex
-        raise DTypeError(f"`abs` does not accept unsigned operands, got {x.str_short()}")
+        raise DTypeError(f"`abs` does not accept unsigned operands, got {x.str_short(True)}")
 
 
 abs_p = unop("abs", np.abs, "stablehlo.abs", NUMBER, out_dtype=_real_dtype, check=_abs_check)
@@ -203,7 +203,7 @@ def _integer_pow_source(gen, eqn):
 def _integer_pow_check(x, *, y):
     if y < 0 and not dtypes.is_inexact(x.dtype):
         raise DTypeError(f"Integers cannot be raised to negative powers, got "
-                         f"integer_pow({x.str_short()}, {y})",
+                         f"integer_pow({x.str_short(True)}, {y})",
                          hint="convert x to a floating-point dtype first, e.g. "
                               "x.astype(float) ** y")
 

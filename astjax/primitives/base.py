@@ -55,7 +55,7 @@ def check_dtype(name, kind, *avals):
     for a in avals:
         if not _KIND_OK[kind](a.dtype):
             raise DTypeError(f"`{name}` needs {_KIND_TEXT[kind]} operands, got "
-                             f"{', '.join(x.str_short() for x in avals)}")
+                             f"{', '.join(x.str_short(True) for x in avals)}")
 
 
 def register(p, **rules):
@@ -236,7 +236,7 @@ def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True, check=
         check_dtype(name, kind, x, y)
         if same_dtype and x.dtype != y.dtype:
             raise DTypeError(f"`{name}` needs operands of one dtype, got "
-                             f"{x.str_short()} and {y.str_short()}")
+                             f"{x.str_short(True)} and {y.str_short(True)}")
         shape = binary_shape(name, x, y)
         # weak when every operand is, also for a fixed result dtype (`lt` of two Python
         # scalars is a weak bool in JAX)

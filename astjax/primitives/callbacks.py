@@ -48,7 +48,7 @@ class HostCall:
             o = np.asarray(o)
             if o.shape != a.shape:
                 raise RuntimeError(f"the callback returned a value of shape {o.shape} where "
-                                   f"{a.str_short()} was declared")
+                                   f"{a.str_short(True)} was declared")
             checked.append(np.asarray(o, dtype=a.dtype, order="C"))
         return tuple(checked)
 

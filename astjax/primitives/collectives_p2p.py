@@ -200,7 +200,7 @@ def _one_sided_batch(p):
 def _precv_ae(token, *, out_shape, axis_name, perm):
     if not isinstance(token, core.TokenAval):
         raise ArgumentValueError(f"precv takes a token (from psend or lax.create_token()), "
-                                 f"got {token.str_short()}")
+                                 f"got {token.str_short(True)}")
     return out_shape
 
 

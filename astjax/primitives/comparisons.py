@@ -194,7 +194,7 @@ def _no_complex_order(name):
     def check(x, y):
         if any(dtypes.issubdtype(a.dtype, np.complexfloating) for a in (x, y)):
             raise DTypeError(f"`{name}` orders integer, floating-point and bool values only, "
-                             f"got {x.str_short()} and {y.str_short()}")
+                             f"got {x.str_short(True)} and {y.str_short(True)}")
     return check
 
 
@@ -203,7 +203,7 @@ def _no_complex_total_order(x, y):
     # comparison when the program compiles: the same class, located, before running
     if any(dtypes.issubdtype(a.dtype, np.complexfloating) for a in (x, y)):
         raise RuntimeDTypeError(f"FAILED_PRECONDITION: Expected comparison type FLOAT. "
-                                f"actual: TOTALORDER (eq_to of {x.str_short()})",
+                                f"actual: TOTALORDER (eq_to of {x.str_short(True)})",
                                 hint="compare the real and imaginary parts separately")
 
 

@@ -63,7 +63,7 @@ def _types_match(avals_a, avals_b):
 
 
 def _fmt(avals):
-    return "(" + ", ".join(a.str_short() for a in avals) + ")"
+    return "(" + ", ".join(a.str_short(True) for a in avals) + ")"
 
 
 def _aval(x):
@@ -92,7 +92,7 @@ def _platforms(branches_platforms):
 
 def _cond_ae(index, *ops, branches, branches_platforms=None):
     if index.shape != () or index.dtype != dtypes.int32:
-        raise DTypeError(f"cond index must be an int32 scalar, got {index.str_short()}")
+        raise DTypeError(f"cond index must be an int32 scalar, got {index.str_short(True)}")
     outs = branches[0].out_avals
     for br in branches:
         if not _types_match(br.in_avals, ops):

@@ -117,7 +117,7 @@ def _conv_ae(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     dn = dimension_numbers
     if lhs.dtype != rhs.dtype:
         raise DTypeError(f"conv_general_dilated needs operands of one dtype, got "
-                         f"{lhs.str_short()} and {rhs.str_short()}")
+                         f"{lhs.str_short(True)} and {rhs.str_short(True)}")
     n, c = lhs.shape[dn.lhs_spec[0]], lhs.shape[dn.lhs_spec[1]]
     o, i = rhs.shape[dn.rhs_spec[0]], rhs.shape[dn.rhs_spec[1]]
     g, b = feature_group_count, batch_group_count

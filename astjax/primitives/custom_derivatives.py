@@ -53,7 +53,7 @@ class SymbolicZero:
         return False
 
     def __repr__(self):
-        return f"SymbolicZero({self.aval.str_short()})"
+        return f"SymbolicZero({self.aval.str_short(True)})"
 
     @staticmethod
     def from_primal_value(x):

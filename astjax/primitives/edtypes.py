@@ -33,12 +33,12 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import ShapedArray
-from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
+from ..errors import ArgumentValueError, NotImplementedInAstjaxError
 from ..ir import Var, register_physical
-from .base import deffront, deflinear, is_zero, register
+from .base import deffront, deflinear, is_zero, register, shown_params
 
 __all__ = ["EArray", "earray", "EDataAval", "ExtendedAval", "to_edtype_p", "from_edtype_p",
-           "convert_extended", "element_aval", "edtype_add", "edtype_zeros"]
+           "convert_extended", "element_aval", "edtype_add", "edtype_zeros", "squeeze_axes"]
 
 
 def _name(dt) -> str:
@@ -80,7 +80,7 @@ class ExtendedAval(ShapedArray):
 
     to_ct_aval = at_least_vspace = to_tangent_aval
 
-    def str_short(self):
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
         return f"{_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other):
@@ -91,7 +91,7 @@ class ExtendedAval(ShapedArray):
         return hash((type(self), self.shape, self.dtype))
 
     def __repr__(self):
-        return f"ShapedArray({self.str_short()})"
+        return f"ShapedArray({self.str_short(True)})"
 
     __str__ = str_short
 
@@ -147,7 +147,7 @@ class EDataAval(ShapedArray):
         """Two cotangents of this type added (`base.add_tangents`): `edtype_add`."""
         return edtype_add(self.edtype, a, b)
 
-    def str_short(self):
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
         logical = self.shape[:len(self.shape) - self._element_ndim()]
         return f"{_name(self.edtype)}[{','.join(map(str, logical))}]"
 
@@ -203,6 +203,56 @@ class EArray:
         return earray(self._data.reshape(shape + element_aval(self._dtype).shape),
                       self._dtype)
 
+    def ravel(self):
+        """The elements in one axis (C order)."""
+        return self.reshape(self.size)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        """The elements without length-1 axes (all of them, or `axis`)."""
+        return earray(self._data.squeeze(squeeze_axes(self.shape, axis)), self._dtype)
+
+    def transpose(self, *axes):
+        """The elements with their axes permuted (reversed without `axes`)."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        nd = self.ndim
+        perm = tuple(_logical_axis(a, nd) for a in axes) if axes else tuple(
+            reversed(range(nd)))
+        tail = tuple(range(nd, len(self._data.shape)))
+        return earray(self._data.transpose(perm + tail), self._dtype)
+
+    T = property(lambda self: self.transpose())
+
+    def swapaxes(self, a, b):
+        """The elements with axes `a` and `b` exchanged."""
+        perm = list(range(self.ndim))
+        a, b = _logical_axis(a, self.ndim), _logical_axis(b, self.ndim)
+        perm[a], perm[b] = perm[b], perm[a]
+        return self.transpose(perm)
+
+    def broadcast_to(self, shape):
+        """The elements broadcast to `shape` (NumPy's rules; the element axes whole)."""
+        from .structural import broadcast_in_dim
+        shape, nd, k = tuple(shape), self.ndim, element_aval(self._dtype).shape
+        if len(shape) < nd or any(d not in (1, s) for d, s in zip(self.shape,
+                                                                  shape[len(shape) - nd:])):
+            raise ArgumentValueError(f"cannot broadcast an array of shape {self.shape} to "
+                                     f"shape {shape}")
+        n = len(shape)
+        dims = tuple(range(n - nd, n)) + tuple(range(n, n + len(k)))
+        return earray(broadcast_in_dim(self._data, shape + k, dims), self._dtype)
+
+    @property
+    def at(self):
+        """JAX's arrays of an extended dtype have no indexed updates (its
+        NotImplementedError, eagerly and under `jit`)."""
+        raise NotImplementedInAstjaxError(
+            f"indexed updates (.at[]) of an array of extended dtype {_name(self._dtype)}",
+            hint="JAX raises NotImplementedError here too: convert to the representation "
+                 "dtype, update, and convert back (lax.convert_element_type)")
+
     def copy(self):
         """A copy (of the data)."""
         return earray(self._data.copy(), self._dtype)
@@ -233,10 +283,27 @@ class EArray:
 
     def __repr__(self):
         if isinstance(self._data, core.Tracer):
-            return f"Traced<{self.aval.str_short()}>"
+            return f"Traced<{self.aval.str_short(True)}>"
         return "E" + repr(self._data)   # JAX's: the data's repr (`EArray([1., 2.], ...)`)
 
     __str__ = __repr__
+
+
+def _logical_axis(a, nd):
+    """Logical axis `a` of an array of rank `nd` in [0, nd) (an element axis is never
+    reachable): JAX's AxisError otherwise."""
+    if not -nd <= a < nd:
+        raise ArgumentValueError(f"axis {a} is out of bounds for array of dimension {nd}")
+    return a % nd
+
+
+def squeeze_axes(shape, axis=None) -> tuple:
+    """The logical axes `squeeze(axis)` drops from an array of an extended dtype of
+    `shape` (typed keys' too): the length-1 ones, or `axis` (an int or a tuple)."""
+    if axis is None:
+        return tuple(i for i, d in enumerate(shape) if d == 1)
+    return tuple(_logical_axis(a, len(shape)) for a in (
+        axis if isinstance(axis, (tuple, list)) else (axis,)))
 
 
 def _from_physical(edtype, data):
@@ -303,11 +370,7 @@ deffront(to_edtype_p)
 # ----------------------------------------------------------------- from_edtype
 
 
-def _from_abstract_eval(x, *, dtype):
-    edtype = getattr(x, "edtype", None)
-    if edtype is None:
-        raise ArgumentTypeError(f"from_edtype: {x.str_short()} is not the data of an "
-                                "extended dtype")
+def _from_abstract_eval(x, *, dtype, edtype):
     if not _allowed(edtype._rules, "convert_from", edtype, dtype):
         raise ArgumentValueError(f"Cannot convert_element_type from {_name(edtype)} to "
                                  f"{_name(dtype)}")
@@ -319,17 +382,38 @@ def _from_abstract_eval(x, *, dtype):
     return ShapedArray(x.shape, dtype)
 
 
+def _from_jvp(primals, tangents, *, dtype, edtype):
+    """Linear; but a tangent that reached it through a structural operation (indexing,
+    reshape, `where`, ...) is no longer typed as the dtype's data, and reverse mode would
+    then add its cotangents by `+`, not by the dtype's `add` rule: refused (JAX 0.10.2
+    fails on every such derivative too)."""
+    (x,), (t,) = primals, tangents
+    out = core.bind(from_edtype_p, x, dtype=dtype, edtype=edtype)
+    if is_zero(t):
+        return out, core.Zero(core.get_aval(out))
+    if getattr(core.get_aval(t), "edtype", None) is None:
+        raise NotImplementedInAstjaxError(
+            f"differentiating through a structural operation (indexing, reshape, where, "
+            f"concatenate, ...) on an array of extended dtype {_name(edtype)}",
+            hint="JAX 0.10.2 fails on this derivative too; convert to the representation "
+                 "dtype before the operation (lax.convert_element_type)")
+    return out, core.bind(from_edtype_p, t, dtype=dtype, edtype=edtype)
+
+
+# (`edtype` is kept as a parameter, unprinted as JAX's: passes that re-bind the equation
+# -- vmap, jvp -- give its operand the plain physical type)
 from_edtype_p = core.new_primitive("from_edtype")
 register(from_edtype_p, impl=_identity_impl, abstract_eval=_from_abstract_eval,
-         lowering=_identity_lowering)
+         lowering=_identity_lowering, jvp=_from_jvp,
+         transpose=lambda ct, x, *, dtype, edtype: [
+             None if is_zero(ct) else core.bind(to_edtype_p, ct, edtype=edtype)])
+from_edtype_p.pp_shown = shown_params(("edtype",))
 deffront(from_edtype_p)
 
 # each is linear, transposing to the other (the tangent dtype is the dtype itself, as
 # flax's rules declare: `EDataAval.to_tangent_aval`)
 deflinear(to_edtype_p, lambda ct, x, *, edtype: [
-    None if is_zero(ct) else core.bind(from_edtype_p, ct, dtype=x.aval.dtype)])
-deflinear(from_edtype_p, lambda ct, x, *, dtype: [
-    None if is_zero(ct) else core.bind(to_edtype_p, ct, edtype=x.aval.edtype)])
+    None if is_zero(ct) else core.bind(from_edtype_p, ct, dtype=x.aval.dtype, edtype=edtype)])
 
 # ------------------------------------------------------------ convert_element_type
 
@@ -355,9 +439,9 @@ def convert_extended(x, new_dtype, weak_type=False):
         return earray(core.bind(to_edtype_p, x, edtype=new_dtype), new_dtype)
     new_dtype = dtypes.canonicalize(np.dtype(new_dtype))
     if not isinstance(x._data, core.Tracer):   # concrete data: checked, then itself
-        _from_abstract_eval(EDataAval.of(core.get_aval(x._data), old), dtype=new_dtype)
+        _from_abstract_eval(core.get_aval(x._data), dtype=new_dtype, edtype=old)
         return x._data
-    return core.bind(from_edtype_p, x._data, dtype=new_dtype)
+    return core.bind(from_edtype_p, x._data, dtype=new_dtype, edtype=old)
 
 # ------------------------------------------------------------ reverse-mode sums
 

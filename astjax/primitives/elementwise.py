@@ -485,7 +485,7 @@ def polygamma(m, x):
 def _complex_only(name):
     def check(x):  # JAX: the parts of complex values only
         if not dtypes.issubdtype(x.dtype, np.complexfloating):
-            raise DTypeError(f"`{name}` needs a complex operand, got {x.str_short()}",
+            raise DTypeError(f"`{name}` needs a complex operand, got {x.str_short(True)}",
                              hint=f"jnp.{name} also accepts real values")
     return check
 
@@ -521,7 +521,7 @@ def _complex_dtype(dt):
 def _conj_check(x):
     if x.dtype not in (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
         raise DTypeError(f"`conj` needs a float32, float64 or complex operand, got "
-                         f"{x.str_short()}")
+                         f"{x.str_short(True)}")
 
 
 def _conj_lowering(ctx, x):
@@ -550,7 +550,7 @@ def conj(x):
 
 def _complex_check(x, y):
     if x.dtype not in (dtypes.float32, dtypes.float64):
-        raise DTypeError(f"`complex` needs float32 or float64 parts, got {x.str_short()}")
+        raise DTypeError(f"`complex` needs float32 or float64 parts, got {x.str_short(True)}")
 
 
 def _complex_transpose(ct, x, y):
@@ -600,8 +600,8 @@ def _pow_check(x, y):
     # of an integer dtype (the result has the base's dtype)
     if not dtypes.is_inexact(x.dtype) or not (y.dtype == x.dtype or dtypes.is_int(y.dtype)):
         raise DTypeError(f"`pow` needs a floating-point or complex base and an exponent of "
-                         f"its dtype or an integer dtype, got {x.str_short()} and "
-                         f"{y.str_short()}")
+                         f"its dtype or an integer dtype, got {x.str_short(True)} and "
+                         f"{y.str_short(True)}")
 
 
 def _pow_lowering(ctx, x, y):

@@ -165,7 +165,7 @@ lu_pivots_to_permutation_p = core.new_primitive("lu_pivots_to_permutation")
 def _l2p_ae(pivots, *, permutation_size):
     if pivots.dtype != np.int32:
         raise ArgumentTypeError("lu_pivots_to_permutation takes int32 pivots, got "
-                                f"{pivots.str_short()}")
+                                f"{pivots.str_short(True)}")
     if pivots.ndim < 1:
         raise ShapeError("lu_pivots_to_permutation needs pivots of shape (..., k), got a "
                          "scalar")

@@ -246,7 +246,7 @@ after_all_p = core.new_primitive("after_all")
 def _after_all_ae(*avals):
     if any(not isinstance(a, core.TokenAval) for a in avals):
         raise JAXValueError(f"after_all takes tokens only, got "
-                            f"{', '.join(a.str_short() for a in avals)}",
+                            f"{', '.join(a.str_short(True) for a in avals)}",
                             hint="pass tokens from lax.create_token() or an ffi_call")
     return abstract_token
 

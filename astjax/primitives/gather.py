@@ -82,7 +82,7 @@ def default_fill_value(dtype):
 
 def _check_indices(name, indices):
     if not dtypes.is_int(indices.dtype):
-        raise DTypeError(f"`{name}` indices must be integers, got {indices.str_short()}")
+        raise DTypeError(f"`{name}` indices must be integers, got {indices.str_short(True)}")
     if indices.ndim < 1:
         raise ShapeError(f"`{name}` indices need a last axis holding the index vector, got "
                          f"shape {indices.shape}")

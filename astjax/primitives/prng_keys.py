@@ -60,7 +60,7 @@ def _is_data_of(aval, impl):
 def _wrap_abstract_eval(x, *, impl):
     if not _is_data_of(x, impl):
         raise DTypeError(f"random_wrap: key data of {impl.name} must be uint32[..., "
-                         f"{', '.join(map(str, impl.key_shape))}], got {x.str_short()}")
+                         f"{', '.join(map(str, impl.key_shape))}], got {x.str_short(True)}")
     return KeyDataAval.of(x, impl.tag, len(impl.key_shape))
 
 

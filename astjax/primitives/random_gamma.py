@@ -185,9 +185,9 @@ def _random_gamma_ae(key, a, *, log_space, impl=None):
     if key.dtype != _U32 or nb < 0 or tuple(key.shape[nb:]) != ks:
         raise DTypeError(f"random_gamma needs key data of "
                          f"{'threefry2x32' if impl is None else impl.name} "
-                         f"(uint32[..., {', '.join(map(str, ks))}]), got {key.str_short()}")
+                         f"(uint32[..., {', '.join(map(str, ks))}]), got {key.str_short(True)}")
     if not dtypes.is_float(a.dtype):
-        raise DTypeError(f"random_gamma needs a floating alpha, got {a.str_short()}")
+        raise DTypeError(f"random_gamma needs a floating alpha, got {a.str_short(True)}")
     if tuple(a.shape[:nb]) != tuple(key.shape[:nb]):
         raise ShapeError(f"random_gamma: the keys' shape {key.shape[:nb]} must lead alpha's "
                          f"shape {a.shape}")
@@ -233,10 +233,10 @@ def random_gamma_grad(*args):
     avals = [core.get_aval(o) for o in ops]
     for v in avals:
         if not dtypes.is_float(v.dtype):
-            raise DTypeError(f"random_gamma_grad needs floating operands, got {v.str_short()}")
+            raise DTypeError(f"random_gamma_grad needs floating operands, got {v.str_short(True)}")
     if avals[0].dtype != avals[1].dtype:
         raise DTypeError(f"random_gamma_grad needs operands of one dtype, got "
-                         f"{avals[0].str_short()} and {avals[1].str_short()}",
+                         f"{avals[0].str_short(True)} and {avals[1].str_short(True)}",
                          hint="convert one with x.astype(dtype)")
     ndim = max(v.ndim for v in avals)
     for v in avals:

@@ -86,7 +86,7 @@ def _reduce_sum_abstract_eval(x, *, axes, out_sharding=None):
     if x.dtype in (np.float16, dtypes.bfloat16) and \
             not config.read("jax_allow_f16_reductions") and \
             any(x.shape[a] != 1 for a in axes):
-        raise ValueError(f"reduce_sum on operand {x.str_short()} is not allowed when "
+        raise ValueError(f"reduce_sum on operand {x.str_short(True)} is not allowed when "
                          "jax_allow_f16_reductions=False.")
     return _reduce_sum_shape(x, axes=axes, out_sharding=out_sharding)
 

@@ -145,7 +145,7 @@ def make_indexer(shape, idx, what):
             a = core.get_aval(i)
             if not dtypes.is_int(a.dtype):
                 raise JAXIndexError(f"{what}: indices of a reference must be integers or "
-                                    f"slices, got {a.str_short()}")
+                                    f"slices, got {a.str_short(True)}")
             entries.append(("a", a.shape) if a.shape else ("i",))
             operands.append(convert_element_type(i, np.int32)
                             if a.dtype != np.int32 or a.weak_type else i)

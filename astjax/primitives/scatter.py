@@ -58,8 +58,8 @@ def _scatter_ae_for(name):
         dn = dimension_numbers
         _check_indices(name, indices)
         if updates.dtype != operand.dtype:
-            raise DTypeError(f"`{name}`: updates {updates.str_short()} must have the operand's "
-                             f"dtype {operand.str_short()}")
+            raise DTypeError(f"`{name}`: updates {updates.str_short(True)} must have the operand's "
+                             f"dtype {operand.str_short(True)}")
         nb = indices.ndim - 1
         _sorted_unique(name, "update_window_dims", dn.update_window_dims, updates.ndim)
         _sorted_unique(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim)

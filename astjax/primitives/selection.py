@@ -28,7 +28,7 @@ def _select_n_ae(which, *cases):
     for c in cases[1:]:
         if c.shape != c0.shape or c.dtype != c0.dtype:
             raise ShapeError("select_n cases must have one shape and dtype, got "
-                             f"{', '.join(c.str_short() for c in cases)}")
+                             f"{', '.join(c.str_short(True) for c in cases)}")
     if which.shape not in ((), c0.shape):
         raise ShapeError(f"select_n predicate shape {which.shape} does not match {c0.shape}")
     return ShapedArray(c0.shape, c0.dtype, all(c.weak_type for c in cases))
@@ -134,7 +134,7 @@ clamp_p = core.new_primitive("clamp")
 def _clamp_ae(lo, x, hi):
     for b in (lo, hi):
         if b.shape not in ((), x.shape) or b.dtype != x.dtype:
-            raise ShapeError(f"clamp bounds {b.str_short()} do not match operand {x.str_short()}")
+            raise ShapeError(f"clamp bounds {b.str_short(True)} do not match operand {x.str_short(True)}")
     return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 

@@ -95,8 +95,8 @@ def _ls_ae(*avals, const_lengths, **fns):
         if len(j.in_avals) != len(ins) or any(
                 x.shape != y.shape or x.dtype != y.dtype for x, y in zip(j.in_avals, ins)):
             raise ShapeError(f"custom_linear_solve: {name} takes "
-                             f"{[a.str_short() for a in j.in_avals]}, the operands are "
-                             f"{[a.str_short() for a in ins]}")
+                             f"{[a.str_short(True) for a in j.in_avals]}, the operands are "
+                             f"{[a.str_short(True) for a in ins]}")
     return list(b) + list(solve.out_avals[len(b):])
 
 

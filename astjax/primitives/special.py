@@ -231,7 +231,7 @@ def _abstract(name):
         check_dtype(name, FLOAT, *avals)
         if len({a.dtype for a in avals}) != 1:
             raise ArgumentValueError(f"{name} needs operands of one dtype, got "
-                                     f"{', '.join(a.str_short() for a in avals)}")
+                                     f"{', '.join(a.str_short(True) for a in avals)}")
         shape = avals[0].shape
         for a in avals[1:]:
             shape = binary_shape(name, ShapedArray(shape, a.dtype), a)

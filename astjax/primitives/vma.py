@@ -187,7 +187,7 @@ def vma_str(aval, vma, mesh, unreduced=frozenset(), reduced=frozenset()):
         if names:
             parts.append(f"{tag}:" + (names[0] if len(names) == 1
                                       else "(" + ",".join(names) + ")"))
-    return aval.str_short() + ("{" + ", ".join(parts) + "}" if parts else "")
+    return aval.str_short(True) + ("{" + ", ".join(parts) + "}" if parts else "")
 
 # ---- unreduced axes: which mesh axes a value holds partial sums over
 

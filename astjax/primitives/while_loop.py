@@ -687,7 +687,7 @@ def _while_loop(cond_fun, body_fun, init_val):
         body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals, args=leaves)
         if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != dtypes.bool_:
             raise JAXTypeError(f"while_loop cond_fun must return a boolean scalar, got "
-                               f"{', '.join(a.str_short() for a in cond_out)}",
+                               f"{', '.join(a.str_short(True) for a in cond_out)}",
                                hint="return one bool, e.g. `c < 3` on a scalar or "
                                     "`jnp.all(c < 3)`")
         return cond[:2], (body_j, body_c), body_tree, [v.aval for v in body_j.outvars]
@@ -740,7 +740,7 @@ def _bounds_dtype(lower, upper):
         if b.weak_type and not a.weak_type:
             return a.dtype
     raise DTypeError(f"fori_loop's lower and upper bounds must have one dtype, got "
-                     f"{a.str_short()} and {b.str_short()}",
+                     f"{a.str_short(True)} and {b.str_short(True)}",
                      hint="pass both bounds as ints (or convert one with .astype)")
 
 

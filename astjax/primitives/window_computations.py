@@ -200,8 +200,8 @@ def _ss_ae(operand, source, init, *, select_jaxpr, select_consts, scatter_jaxpr,
     w = _ss_window(window_dimensions, window_strides, padding)
     _check("select_and_scatter", operand, **w)
     if init.shape != () or init.dtype != operand.dtype or source.dtype != operand.dtype:
-        raise DTypeError(f"select_and_scatter: source {source.str_short()} and init_value "
-                         f"{init.str_short()} must have the operand's dtype "
+        raise DTypeError(f"select_and_scatter: source {source.str_short(True)} and init_value "
+                         f"{init.str_short(True)} must have the operand's dtype "
                          f"({operand.dtype}), the init_value a scalar")
     windows = _out_shape(operand.shape, **w)
     if source.shape != windows:

@@ -227,7 +227,7 @@ register(reduce_window_min_p, jvp=_chooser_jvp(reduce_window_min_p, "min"))
 def _select_ae(t, x, *, select, **w):
     if t.shape != x.shape or t.dtype != x.dtype:
         raise DTypeError(f"select_and_gather_add needs a tangent like its operand, got "
-                         f"{t.str_short()} and {x.str_short()}")
+                         f"{t.str_short(True)} and {x.str_short(True)}")
     return ShapedArray(_out_shape(x.shape, **w), t.dtype)
 
 

@@ -127,7 +127,7 @@ def _rbg_random_bits(key, bit_width, shape):
     """`shape` values of `bit_width` bits from XLA's generator started at the key."""
     a = core.get_aval(key)
     if a.shape != (4,) or a.dtype != _U32:
-        raise DTypeError(f"rbg random bits need a uint32[4] key, got {a.str_short()}")
+        raise DTypeError(f"rbg random bits need a uint32[4] key, got {a.str_short(True)}")
     if bit_width not in (8, 16, 32, 64):
         raise DTypeError("random bits need an 8-, 16-, 32- or 64-bit width")
     dt = np.dtype(f"uint{bit_width}")

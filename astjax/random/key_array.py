@@ -29,7 +29,7 @@ from .. import numpy as jnp
 from ..api import ShapeDtypeStruct
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError
 from ..ir import ShapedArray
-from ..primitives.edtypes import ExtendedAval
+from ..primitives.edtypes import ExtendedAval, squeeze_axes
 from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
 from . import key_reuse as _kr
 from .impls import PRNGImpl, default_impl, threefry_prng_impl
@@ -192,12 +192,7 @@ class PRNGKeyArray:
 
     def squeeze(self, axis=None):
         """Drop length-1 key axes (all of them, or `axis`)."""
-        nd = self.ndim
-        if axis is None:
-            axes = tuple(i for i, d in enumerate(self.shape) if d == 1)
-        else:
-            axes = tuple(a % nd for a in (axis if isinstance(axis, tuple) else (axis,)))
-        return self._with(jnp.squeeze(self._base, axes))
+        return self._with(jnp.squeeze(self._base, squeeze_axes(self.shape, axis)))
 
     def transpose(self, *axes):
         """Permute the key axes (the key data axes stay last)."""

@@ -71,7 +71,7 @@ def check_key(key, name):
     a = core.get_aval(key)
     if a.dtype != _U32 or a.shape[-1:] != (2,):
         raise DTypeError(f"`random.{name}` needs a PRNG key (uint32 array of shape (..., 2)), "
-                         f"got {a.str_short()}",
+                         f"got {a.str_short(True)}",
                          hint="make one with astjax.random.PRNGKey(seed) or random.key(seed)")
     if a.ndim != 1:
         raise ArgumentValueError(f"`random.{name}` takes a single key, got a key array of shape "
