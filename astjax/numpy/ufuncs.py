@@ -650,7 +650,14 @@ def log10(x, /):
 
 def logaddexp(x, y, /):
     x, y = promote_args_inexact("logaddexp", x, y)
-    amax, amin = maximum(x, y), minimum(x, y)
+    return _logaddexp(x, y)
+
+
+@_custom_jvp
+def _logaddexp(x, y):
+    """JAX's logaddexp: log1p(exp(-|x - y|)) above the larger operand, with its JVP
+    (`exp(x - out)` per operand, not the derivative of this formula: their bits differ)."""
+    amax = maximum(x, y)
     if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
         # the principal branch, as JAX: the phase is brought back into [-pi, pi); its
         # constants are JAX's (strong but for a weak scalar), so so is the weak type
@@ -660,9 +667,18 @@ def logaddexp(x, y, /):
                          _lax_const(im, np.pi))
         return lax.complex(lax.real(out), phase)
     delta = subtract(x, y)
-    # amin - amax (not -|x - y|): at a tie the derivatives of max and min cancel there,
-    # leaving 1/2 per operand (the derivative of softplus at 0 is 1/2, as JAX's)
-    return where(isnan(delta), add(x, y), add(amax, log1p(exp(subtract(amin, amax)))))
+    return where(isnan(delta), add(x, y), add(amax, log1p(exp(negative(absolute(delta))))))
+
+
+def _logaddexp_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    out = _logaddexp(x, y)
+    o = _finite_at_posinf(out)
+    return out, lax.add(lax.mul(tx, lax.exp(lax.sub(_finite_at_posinf(x), o))),
+                        lax.mul(ty, lax.exp(lax.sub(_finite_at_posinf(y), o))))
+
+
+_logaddexp.defjvp(_logaddexp_jvp)
 
 
 def logaddexp2(x, y, /):
