@@ -44,3 +44,19 @@ def test_logaddexp_derivative_at_a_tie_and_at_infinity_is_jaxs():
     assert _bits(jax.grad(lambda t: jnp.logaddexp(t, jnp.inf))(np.float32(1.0))) == \
         _bits(np.float32(2.7182817))
     assert "custom_jvp_call" in str(jax.make_jaxpr(jnp.logaddexp)(1.0, 2.0))
+
+
+def test_norm_logpdf_is_jaxs_expression_and_keeps_weak_types():
+    # advi.py: norm.logpdf as (log(2 pi s**2) + (x - loc)**2 / s**2) / -2, as JAX writes it;
+    # -0.5 * (z * z + log(s * s)) - 0.5 * log(2 pi) rounds differently (values, gradients)
+    from astjax.scipy.stats import norm
+    x = np.linspace(-3, 3, 7, dtype=np.float32)
+    assert _bits(jax.jit(norm.logpdf)(x, 0.3, np.float32(1.7))) == \
+        "845a55c0bf5817c05cf8debfa289bbbf5165c4bf688bf9bff47d2dc0"
+    g = jax.jit(jax.grad(lambda s: norm.logpdf(x, 0.3, s).sum()))(np.float32(1.7))
+    assert _bits(g) == "13d9da3f"
+    assert _bits(jax.jit(jax.grad(lambda s: norm.logpdf(x, 0.3, s)[2]))(np.float32(1.7))) == \
+        "ab1c7abe"
+    r = norm.logpdf(2, 1, 3)
+    assert _bits(r) == _bits(np.float32(-2.0731065)) and r.weak_type
+    assert norm.pdf(1.0).weak_type
