@@ -670,17 +670,6 @@ def _logaddexp(x, y):
     return where(isnan(delta), add(x, y), add(amax, log1p(exp(negative(absolute(delta))))))
 
 
-def _logaddexp_jvp(primals, tangents):
-    (x, y), (tx, ty) = primals, tangents
-    out = _logaddexp(x, y)
-    o = _finite_at_posinf(out)
-    return out, lax.add(lax.mul(tx, lax.exp(lax.sub(_finite_at_posinf(x), o))),
-                        lax.mul(ty, lax.exp(lax.sub(_finite_at_posinf(y), o))))
-
-
-_logaddexp.defjvp(_logaddexp_jvp)
-
-
 def logaddexp2(x, y, /):
     x, y = promote_args_inexact("logaddexp2", x, y)
     return _logaddexp2(x, y)
@@ -711,15 +700,20 @@ def _finite_at_posinf(x):
     return lax.select(lax.eq(re, _lax_const(re, np.inf)), lax.full_like(x, 0), x)
 
 
-def _logaddexp2_jvp(primals, tangents):
-    (x, y), (tx, ty) = primals, tangents
-    out = _logaddexp2(x, y)
-    o = _finite_at_posinf(out)
-    return out, lax.add(lax.mul(tx, lax.exp2(lax.sub(_finite_at_posinf(x), o))),
-                        lax.mul(ty, lax.exp2(lax.sub(_finite_at_posinf(y), o))))
+def _logaddexp_jvp_in(exp, logaddexp):
+    """JAX's JVP of logaddexp (exp = lax.exp) / logaddexp2 (lax.exp2): each tangent
+    scaled by exp(operand - out), an infinite operand or output counting as 0."""
+    def jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        out = logaddexp(x, y)
+        o = _finite_at_posinf(out)
+        return out, lax.add(lax.mul(tx, exp(lax.sub(_finite_at_posinf(x), o))),
+                            lax.mul(ty, exp(lax.sub(_finite_at_posinf(y), o))))
+    return jvp
 
 
-_logaddexp2.defjvp(_logaddexp2_jvp)
+_logaddexp.defjvp(_logaddexp_jvp_in(lax.exp, _logaddexp))
+_logaddexp2.defjvp(_logaddexp_jvp_in(lax.exp2, _logaddexp2))
 
 
 def sinc(x, /):
