@@ -635,7 +635,14 @@ def log10(x, /):
 
 def logaddexp(x, y, /):
     x, y = promote_args_inexact("logaddexp", x, y)
-    amax, amin = maximum(x, y), minimum(x, y)
+    return _logaddexp(x, y)
+
+
+@_custom_jvp
+def _logaddexp(x, y):
+    """JAX's logaddexp: log1p(exp(-|x - y|)) above the larger operand, with its JVP
+    (`exp(x - out)` per operand, not the derivative of this formula: their bits differ)."""
+    amax = maximum(x, y)
     if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
         # the principal branch, as JAX: the phase is brought back into [-pi, pi); its
         # constants are JAX's (strong but for a weak scalar), so so is the weak type
@@ -645,9 +652,7 @@ def logaddexp(x, y, /):
                          _lax_const(im, np.pi))
         return lax.complex(lax.real(out), phase)
     delta = subtract(x, y)
-    # amin - amax (not -|x - y|): at a tie the derivatives of max and min cancel there,
-    # leaving 1/2 per operand (the derivative of softplus at 0 is 1/2, as JAX's)
-    return where(isnan(delta), add(x, y), add(amax, log1p(exp(subtract(amin, amax)))))
+    return where(isnan(delta), add(x, y), add(amax, log1p(exp(negative(absolute(delta))))))
 
 
 def logaddexp2(x, y, /):
@@ -680,15 +685,20 @@ def _finite_at_posinf(x):
     return lax.select(lax.eq(re, _lax_const(re, np.inf)), lax.full_like(x, 0), x)
 
 
-def _logaddexp2_jvp(primals, tangents):
-    (x, y), (tx, ty) = primals, tangents
-    out = _logaddexp2(x, y)
-    o = _finite_at_posinf(out)
-    return out, lax.add(lax.mul(tx, lax.exp2(lax.sub(_finite_at_posinf(x), o))),
-                        lax.mul(ty, lax.exp2(lax.sub(_finite_at_posinf(y), o))))
+def _logaddexp_jvp_in(exp, logaddexp):
+    """JAX's JVP of logaddexp (exp = lax.exp) / logaddexp2 (lax.exp2): each tangent
+    scaled by exp(operand - out), an infinite operand or output counting as 0."""
+    def jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        out = logaddexp(x, y)
+        o = _finite_at_posinf(out)
+        return out, lax.add(lax.mul(tx, exp(lax.sub(_finite_at_posinf(x), o))),
+                            lax.mul(ty, exp(lax.sub(_finite_at_posinf(y), o))))
+    return jvp
 
 
-_logaddexp2.defjvp(_logaddexp2_jvp)
+_logaddexp.defjvp(_logaddexp_jvp_in(lax.exp, _logaddexp))
+_logaddexp2.defjvp(_logaddexp_jvp_in(lax.exp2, _logaddexp2))
 
 
 def sinc(x, /):

@@ -382,8 +382,9 @@ def _div_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = div(x, y)
+    # d/dy is (-ty * x) * y**-2, in JAX's order of operations: its rounding is JAX's
     ts = [Zero(None) if is_zero(tx) else div(tx, y),
-          Zero(None) if is_zero(ty) else mul(neg(ty), div(out, y))]
+          Zero(None) if is_zero(ty) else mul(mul(neg(ty), x), integer_pow(y, -2))]
     tout = sum_tangents(ts, tangent_aval(out).shape)
     return out, Zero(tangent_aval(out)) if is_zero(tout) else tout
 
