@@ -4,12 +4,18 @@ its promotion and primitive(s) compiled in, without the lax / `bind` / `eager_ap
 layers under it. The numpy layer keys and calls them (astjax/numpy/ufuncs.py). A
 program is made at a signature's second slow call (one-off shapes cost no extra
 work), from the ufunc's own lax function, and checked against the type of what the
-op-by-op path returned."""
+op-by-op path returned.
+
+Eager `lax.slice`s with unit strides run as `dynamic_slice`s whose starts are operands
+(`runtime.eager_rewrites`), as JAX's slice impl does: `perm[i * 32:(i + 1) * 32]` in a
+Python loop compiles one executable, not one per start."""
 from __future__ import annotations
 
 import numpy as np
 
 from astjax import core
+
+from astjax.primitives.slicing import dynamic_slice_p, slice_p
 
 from . import runtime, stablehlo
 
@@ -72,6 +78,24 @@ def eager_program(key, fn, operands, out_aval):
     if len(eager_programs) > 4096:
         eager_programs.clear()
     eager_programs[key] = EagerProgram(exe)
+
+
+def _slice_as_dynamic(args, params):
+    """`slice` on a concrete array as `dynamic_slice`, its starts weak int32 operands
+    (the same elements: the bounds are checked in range first; otherwise the slice runs
+    as itself and raises its error)."""
+    x, = args
+    start, limit, strides = (params["start_indices"], params["limit_indices"],
+                             params.get("strides"))
+    if ((strides is not None and any(st != 1 for st in strides)) or
+            not all(0 <= s <= l <= d for s, l, d in zip(start, limit, x.aval.shape))):
+        return slice_p, args, params
+    starts = [core.WeakConst(np.int32(s)) for s in start]
+    return (dynamic_slice_p, [x, *starts],
+            {"slice_sizes": tuple(l - s for s, l in zip(start, limit))})
+
+
+runtime.eager_rewrites[slice_p] = _slice_as_dynamic
 
 
 def float_buf(v: float, aval: core.ShapedArray):

@@ -645,6 +645,9 @@ def register_spmd(rule, array_types, prims, context):
     _eager_fast.clear()  # entries made before are plain single-device programs
 
 
+# primitive -> rule(args, params) -> (prim, args, params): the operation that runs in
+# its place on single-device operands (codegen/eager_programs.py: slices as dynamic ones)
+eager_rewrites: dict = {}
 memory_rule: list = [None, None]   # (rule, HostMemoryArray): set by codegen/host_memory.py
 
 
@@ -653,6 +656,8 @@ def eager_apply(prim, args, params):
     `jit` places (`placement`), then tell `execute_listeners`, if any."""
     if move_operands:
         args = on_default_device(args)
+    if prim in eager_rewrites and type(args[0]) in _SINGLE:
+        prim, args, params = eager_rewrites[prim](args, params)
     mesh = context_meshes[0] and _spmd_context(prim, args)   # (set_mesh: on its mesh)
     fkey = None if mesh else _fast_key(prim, args, params)
     exe = _eager_fast.get(fkey) if fkey is not None else None

@@ -142,3 +142,50 @@ def test_roll_broadcasts_shift_against_axis_as_jax():
                                   np.roll(y, (1, 2), axis=0))
     with pytest.raises(ValueError, match="broadcast"):
         jnp.roll(y, (1, 2, 3), axis=(0, 1))
+
+
+# ------------------------------------------------------------------ eager slices
+# (issue 14; a public program's data loader: `perm[i * 32:(i + 1) * 32]` in a Python loop
+# compiled one executable per start, 2.9 s for 20 batches where JAX takes 0.17 s) An eager
+# unit-stride slice runs as a dynamic_slice with its starts as operands, as JAX's slice
+# impl: one executable per slice size.
+
+def _compiles_of(call):
+    from astjax import monitoring
+    n = [0]
+
+    def listen(event, seconds, **kw):
+        n[0] += event == monitoring.BACKEND_COMPILE_EVENT
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        out = call()
+    finally:
+        monitoring.unregister_event_duration_listener(listen)
+    return n[0], out
+
+
+def test_eager_slices_differing_in_their_starts_share_one_executable():
+    perm = jnp.asarray(np.arange(1000, dtype=np.int32))
+    perm[0:32].block_until_ready()
+    n, outs = _compiles_of(lambda: [perm[i * 32:(i + 1) * 32] for i in range(1, 21)])
+    assert n == 0
+    for i, o in enumerate(outs, 1):
+        np.testing.assert_array_equal(o, np.arange(i * 32, (i + 1) * 32))
+        assert o.dtype == np.int32 and not o.aval.weak_type
+    x = jnp.asarray(np.arange(400.0, dtype=np.float32).reshape(50, 8))
+    x[0:5, 2:].block_until_ready()
+    n, outs = _compiles_of(lambda: [x[i:i + 5, 2:] for i in range(1, 21)])
+    assert n == 0
+    for i, o in enumerate(outs, 1):
+        np.testing.assert_array_equal(o, np.asarray(x)[i:i + 5, 2:])
+
+
+def test_eager_slices_keep_their_errors_strides_and_weak_types():
+    from astjax import lax
+    x = jnp.asarray(np.arange(10.0, dtype=np.float32))
+    np.testing.assert_array_equal(lax.slice(x, (1,), (9,), (3,)), np.arange(1.0, 9.0, 3.0))
+    with pytest.raises(TypeError):
+        lax.slice(x, (2,), (11,))
+    w = lax.full((4,), 2.0)   # (weakly typed, as JAX's)
+    assert w.aval.weak_type and lax.slice(w, (1,), (3,)).aval.weak_type
+    assert not lax.slice(x, (1,), (3,)).aval.weak_type
