@@ -61,3 +61,20 @@ def test_custom_rules_values_after_staging():
     np.testing.assert_allclose(g1, 2 * np.cos(x) * (np.sin(x) > 0), rtol=1e-6)
     g2 = astjax.grad(lambda x: astjax.jit(_plain(_sin))(x).sum())(x)
     np.testing.assert_allclose(g2, 2 * np.cos(np.sin(x)) * np.cos(x), rtol=1e-6)
+
+
+# ---- a ClosedJaxpr reads `constvars` / `invars` / `outvars` through to its jaxpr, as
+# JAX's: haiku's jaxpr_info walks a custom_jvp_call's `call_jaxpr` (a ClosedJaxpr in
+# JAX 0.10.2 too) as a Jaxpr (integration/jaxpr_info_test over hk.nets.MLP, whose relu
+# is a custom_jvp: AttributeError)
+def test_closed_jaxpr_reads_its_jaxpr_binders():
+    w = jnp.array([1.0, -2.0, 3.0])
+    closed = astjax.make_jaxpr(lambda x: _relu(x * w))(jnp.ones(3))
+    assert closed.invars == closed.jaxpr.invars and len(closed.invars) == 1
+    assert closed.outvars == closed.jaxpr.outvars
+    assert closed.constvars == closed.jaxpr.constvars
+    (eqn,) = [e for e in closed.eqns if e.primitive.name == "custom_jvp_call"]
+    body = eqn.params["call_jaxpr"]
+    assert [v.aval.shape for v in body.invars] == [(3,)]
+    assert list(body.constvars) == list(body.jaxpr.constvars)
+    assert len(body.outvars) == 1
