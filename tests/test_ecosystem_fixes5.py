@@ -78,3 +78,18 @@ def test_closed_jaxpr_reads_its_jaxpr_binders():
     assert [v.aval.shape for v in body.invars] == [(3,)]
     assert list(body.constvars) == list(body.jaxpr.constvars)
     assert len(body.outvars) == 1
+
+
+# ---- a pmap inside another program (eval_shape, jit) whose function returns a Python
+# scalar: astjax read `.shape` of the int (haiku summarise_test
+# `test_jax_transformed_wrapper2`: eval_summary of a pmap'd apply whose module returns
+# 1). JAX: a weakly typed array with the device axis.
+@pytest.mark.parametrize("value, dtype", [(1, np.int32), (2.5, np.float32)])
+def test_pmap_staged_python_scalar_result(value, dtype):
+    f = astjax.pmap(lambda x: value)
+    x = jnp.ones(1)
+    s = astjax.eval_shape(f, x)
+    assert (s.shape, s.dtype, s.weak_type) == ((1,), dtype, True)
+    out = astjax.jit(lambda x: f(x) * 2)(x)
+    np.testing.assert_array_equal(out, np.full(1, 2 * value, dtype))
+    assert out.dtype == dtype
