@@ -38,8 +38,8 @@ from .primitives.state import is_ref
 from .primitives.vma_reverse import TypedCustomBwd, check_jvp_tangents
 from .staging import as_callable, leaf_aval, stage_flat
 from .custom_rules import (_PY_SCALARS, _CachedBwd, _RefArgs, _RematFwd, _Rule, _StagedFwd,
-                           _StagedJvp, _bwd_leaves, _check_nondiff_untraced, _fit_tangent,
-                           _gone, _held, _may_be_perturbed, _primal_part, _restaged,
+                           _StagedJvp, _avals_of, _bwd_leaves, _check_nondiff_untraced,
+                           _fit_tangent, _gone, _held, _may_be_perturbed, _primal_part, _restaged,
                            _rule_wanted, _split_args, _stage_rule, _staged, _staged_refs,
                            _staged_remat_fwd, _staged_value, _tangent_aval, _zero_ref,
                            resolve_kwargs)
@@ -130,6 +130,7 @@ class custom_jvp(_Transformed):
                                     [leaf_aval(x) for x in leaves])
         body, consts = core.split_consts(closed)
         ra.find(consts)
+        ra.release()
 
         def jvp_rule(_consts, primals, tangents):
             p_args = ra.args([_staged(x) for x in primals], ra.live(_consts))
@@ -261,6 +262,7 @@ class custom_vjp(_Transformed):
         leaves = ra.plain
         avals = [leaf_aval(x) for x in leaves]
         res_refs, out_tree = [None], [None]   # residuals: a Ref among them is closed over
+        dyn_avals = _avals_of(tuple(dyn))   # (bwd's cotangents are read against them)
         nd_res = []   # which nondiff values fwd passed on as residuals
         py_res = [{}]   # residual position -> the Python scalar fwd returned there
 
@@ -289,12 +291,14 @@ class custom_vjp(_Transformed):
             out_leaves, out_tree[0] = tree_util.flatten_for_staging(out)
             nd_leaves = [tree_util.staging_leaves(fwd_args[i]) for i in sorted(nd)]
             nd_res[:] = [[_staged_value(x) for x in xs] for xs in nd_leaves]
-            return out_leaves, (rr.plain + [x[...] for x in _staged_refs(rr)] + [
-                x for xs, fs in zip(nd_leaves, nd_res) for x, f in zip(xs, fs) if f])
+            res_leaves = rr.plain + [x[...] for x in _staged_refs(rr)] + [
+                x for xs, fs in zip(nd_leaves, nd_res) for x, f in zip(xs, fs) if f]
+            rr.release()
+            return out_leaves, res_leaves
 
         def bwd(res, cts):
             rr = res_refs[0]
-            k, m = len(rr.plain), len(_staged_refs(rr))
+            k, m = rr.k, len(_staged_refs(rr))
             plain = [py_res[0].get(i, x) for i, x in enumerate(res[:k])]
             r = rr.tree_of(plain, _held(dict(zip(map(id, _staged_refs(rr)), res[k:k + m]))))
             ct = tree_util.tree_unflatten(out_tree[0], cts)
@@ -309,7 +313,7 @@ class custom_vjp(_Transformed):
                                      f"{type(got).__name__}",
                                      hint="return (ct_x,) -- note the comma -- for one "
                                           "argument, or (ct_x, ct_y, ...)")
-            return ra.drop(_bwd_leaves(got, tuple(dyn)))
+            return ra.drop(_bwd_leaves(got, dyn_avals))
 
         if _rule_wanted(leaves):  # JAX runs only fwd (and bwd later), not the function
             n_out = [0]
@@ -350,6 +354,8 @@ class custom_vjp(_Transformed):
                     fwd=fwd_param, bwd=_Rule(typed_bwd, 0, "bwd", symbolic_zeros=sz),
                     num_consts=len(consts))
         typed_bwd.outputs(outs)
+        if not self.optimize_remat:   # (primal_thunk stages on the operands)
+            ra.release()
         return tree_util.tree_unflatten(out_tree[0], outs)
 
 

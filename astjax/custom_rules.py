@@ -77,10 +77,29 @@ def _split_args(args, nondiff_argnums):
     nd = {i: args[i] for i in nondiff_argnums}
     dyn = [a for i, a in enumerate(args) if i not in nd]
 
+    n = len(args)   # (not `args`: a rule kept in the call's equation calls `full`)
+
     def full(dargs):
         it = iter(dargs)
-        return [nd[i] if i in nd else next(it) for i in range(len(args))]
+        return [nd[i] if i in nd else next(it) for i in range(n)]
     return nd, dyn, full
+
+
+class _AvalOf:
+    """A staged argument's stand-in (its aval) in what a rule kept in an equation holds:
+    the staged values themselves must not outlive their staging (JAX's rules close over
+    no tracer; `check_tracer_leaks` reports one kept, and so a cached jaxpr keeps its
+    whole staging alive)."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+
+def _avals_of(tree):
+    """`tree` with each staged value replaced by its `_AvalOf`."""
+    return tree_util.tree_map(lambda x: _AvalOf(x.aval) if isinstance(x, core.Tracer)
+                              else x, tree)
 
 
 class _RefArgs:
@@ -90,13 +109,19 @@ class _RefArgs:
     (`transforms/discharge.py` threads its value through the call and its staged rule).
     `args(xs)` rebuilds the argument tuple from operand values, each reference put back
     (or, for a rule's tangents, `fill(ref)` in its place)."""
-    __slots__ = ("tree", "refs", "n", "plain", "at")
+    __slots__ = ("tree", "refs", "n", "plain", "k", "at")
 
     def __init__(self, leaves, tree):
         self.tree, self.n = tree, len(leaves)
         self.refs = {i: x for i, x in enumerate(leaves) if is_ref(x)}
         self.plain = [x for i, x in enumerate(leaves) if i not in self.refs]
+        self.k = len(self.plain)
         self.at = {}
+
+    def release(self):
+        """Drop the operands once the call is staged: a rule kept in its equation needs
+        only their structure (see `_AvalOf`)."""
+        self.plain = None
 
     def find(self, consts):
         """Note where the staged call's `consts` hold the references (it closes over

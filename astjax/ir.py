@@ -415,6 +415,11 @@ class ClosedJaxpr:
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
     eqns = property(lambda self: self.jaxpr.eqns)
+    # (JAX's ClosedJaxpr reads these through to its jaxpr too: haiku's jaxpr_info walks
+    # a custom_jvp_call's `call_jaxpr` as a Jaxpr)
+    constvars = property(lambda self: self.jaxpr.constvars)
+    invars = property(lambda self: self.jaxpr.invars)
+    outvars = property(lambda self: self.jaxpr.outvars)
     # JAX's other name for the consts (custom interpreters read `closed_jaxpr.literals`)
     literals = property(lambda self: self.consts)
 

@@ -366,8 +366,8 @@ class Pmapped(StagedCallable):
             vals = [x if d is None else lax.squeeze(x, (0,)) for x, d in zip(local, norm)]
             a, kw = tree_util.tree_unflatten(in_tree, vals)
             outs, out_tree[0] = tree_util.flatten_for_staging(as_callable(fun)(*a, **kw))
-            # (JAX's expand_dims: a broadcast_in_dim)
-            return [lax.broadcast_in_dim(o, (1, *o.shape), tuple(range(1, o.ndim + 1)))
+            # (JAX's expand_dims: a broadcast_in_dim; a Python scalar result too)
+            return [lax.broadcast_in_dim(o, (1, *np.shape(o)), tuple(range(1, np.ndim(o) + 1)))
                     for o in outs]
         specs = tuple(PartitionSpec() if d is None else PartitionSpec(name) for d in norm)
         outs = shard_map(body, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(name),
