@@ -1,0 +1,67 @@
+"""Differences the API fuzzer (fresh seeds 51150..53150 and the new names' 62200..63000)
+and issue 13's API gaps found on the merged main, each pinned with JAX 0.10.2's answer
+written out: no JAX needed to run them."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+NAN = float("nan")
+X1 = np.arange(1.0, 6.0, dtype=np.float32)
+X2 = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+X2_UNCHANGED = X2.tolist()
+
+# (x, index, method, args, mode, JAX 0.10.2's x.at[index].method(*args, mode=mode,
+# wrap_negative_indices=False)): a negative index is out of bounds, so dropped (the
+# updates' default), filled (get's mode 'fill'), or clamped to 0 (get's default, 'clip')
+WRAP_FALSE = [
+    (X1, -1, "get", (), None, 1.0),
+    (X1, -1, "get", (), "fill", NAN),
+    (X1, -6, "get", (), "clip", 1.0),
+    (X1, -1, "set", (10.0,), None, [1.0, 2.0, 3.0, 4.0, 5.0]),
+    (X1, -1, "set", (10.0,), "clip", [10.0, 2.0, 3.0, 4.0, 5.0]),
+    (X1, -1, "set", (10.0,), "promise_in_bounds", [1.0, 2.0, 3.0, 4.0, 5.0]),
+    (X1, np.int32(-1), "divide", (2.0,), "clip", [0.5, 2.0, 3.0, 4.0, 5.0]),
+    (X1, np.array([-1, 0, 2]), "get", (), "fill", [NAN, 1.0, 3.0]),
+    (X1, np.array([-1, 0, 2]), "get", (), None, [1.0, 1.0, 3.0]),
+    (X1, np.array([-1, 0, 2]), "set", (10.0,), None, [10.0, 2.0, 10.0, 4.0, 5.0]),
+    (X1, np.array([-7, 4]), "add", (10.0,), None, [1.0, 2.0, 3.0, 4.0, 15.0]),
+    (X1, np.array([-7, 4]), "add", (10.0,), "clip", [11.0, 2.0, 3.0, 4.0, 15.0]),
+    (X1, np.array([-7, 4]), "min", (0.0,), "drop", [1.0, 2.0, 3.0, 4.0, 0.0]),
+    (X1, slice(-2, None), "add", (10.0,), None, [1.0, 2.0, 3.0, 14.0, 15.0]),
+    (X2, (slice(None), -1), "get", (), None, [0.0, 4.0, 8.0]),
+    (X2, (slice(None), -1), "get", (), "fill", [NAN, NAN, NAN]),
+    (X2, (slice(None), -1), "add", (10.0,), None, X2_UNCHANGED),
+    (X2, (slice(None), -1), "add", (10.0,), "clip",
+     [[10.0, 1.0, 2.0, 3.0], [14.0, 5.0, 6.0, 7.0], [18.0, 9.0, 10.0, 11.0]]),
+    (X2, (-1, slice(1, 3)), "min", (0.0,), "clip",
+     [[0.0, 0.0, 0.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]]),
+    (X2, (-1, slice(1, 3)), "power", (2.0,), None, X2_UNCHANGED),
+    (X2, (np.array([0, -1]), -2), "get", (), None, [0.0, 0.0]),
+    (X2, (np.array([0, -1]), -2), "add", (10.0,), "clip",
+     [[20.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]]),
+    (X1, np.array([-1, 2]), "apply", (jnp.negative,), None, [1.0, 2.0, -3.0, 4.0, 5.0]),
+]
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("x, idx, method, args, mode, want", WRAP_FALSE)
+def test_at_without_wrapping_negative_indices(x, idx, method, args, mode, want, traced):
+    # JAX 0.10.2's `wrap_negative_indices=False` on every `.at[]` method: astjax had no
+    # such keyword (TypeError)
+    kw = {"wrap_negative_indices": False} | ({} if mode is None else {"mode": mode})
+
+    def f(x, i):
+        return getattr(jnp.asarray(x).at[i if isinstance(idx, np.ndarray) else idx],
+                       method)(*args, **kw)
+    i = jnp.asarray(idx) if isinstance(idx, np.ndarray) else 0
+    got = astjax.jit(f)(x, i) if traced else f(x, i)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want, np.float32))
+
+
+def test_at_wraps_negative_indices_by_default():
+    x = jnp.asarray(X1)
+    assert float(x.at[-1].get(wrap_negative_indices=True)) == 5.0
+    np.testing.assert_array_equal(np.asarray(x.at[np.array([-1])].add(1.0)),
+                                  [1.0, 2.0, 3.0, 4.0, 6.0])
