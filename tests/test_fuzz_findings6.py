@@ -65,3 +65,47 @@ def test_at_wraps_negative_indices_by_default():
     assert float(x.at[-1].get(wrap_negative_indices=True)) == 5.0
     np.testing.assert_array_equal(np.asarray(x.at[np.array([-1])].add(1.0)),
                                   [1.0, 2.0, 3.0, 4.0, 6.0])
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit, astjax.vmap])
+def test_array_byteswap(wrap):
+    # JAX 0.10.2's Array.byteswap (astjax's Array had none): each element's bytes reversed
+    got = wrap(lambda v: v.byteswap())(jnp.arange(5, dtype="int32"))
+    np.testing.assert_array_equal(np.asarray(got), [0, 16777216, 33554432, 50331648, 67108864])
+    assert got.dtype == np.int32
+
+
+def test_array_byteswap_dtypes():
+    # JAX's values: complex swaps its parts separately, one-byte dtypes are copies
+    c = jnp.array([1 + 2j], "complex64").byteswap()
+    assert c.dtype == np.complex64
+    np.testing.assert_array_equal(np.asarray(c).view(np.uint32), [32831, 64])
+    b = jnp.array([True, False]).byteswap()
+    assert b.dtype == np.bool_ and np.asarray(b).tolist() == [True, False]
+    h = jnp.array(1.5, "float16").byteswap()
+    assert h.shape == () and np.asarray(h).view(np.uint16) == 0x3e
+    bf = jnp.array([1.5], "bfloat16").byteswap()
+    assert float(bf[0]) == -2.984375
+
+
+def test_array_contains_is_jaxs():
+    # JAX's Array.__contains__: a one-dimensional array and a scalar query; astjax fell
+    # back to iteration (`None in x` was False; a 2-D array: the truth-value error)
+    x = jnp.arange(3.0)
+    assert (2 in x) is True and (5.0 in x) is False
+    with pytest.raises(TypeError, match="unsupported operand type"):
+        None in x  # noqa: B015
+    with pytest.raises(TypeError, match="unsupported operand type"):
+        "a" in x  # noqa: B015
+    with pytest.raises(TypeError):
+        [1.0] in x  # noqa: B015
+    with pytest.raises(ValueError, match="one-dimensional"):
+        1.0 in jnp.ones((2, 2))  # noqa: B015
+    with pytest.raises(ValueError, match="must be a scalar"):
+        jnp.array([1.0, 2.0]) in x  # noqa: B015
+
+
+def test_array_global_shards():
+    x = jnp.arange(3.0)
+    assert [s.index for s in x.global_shards] == [(slice(None),)]
+    np.testing.assert_array_equal(np.asarray(x.global_shards[0].data), [0.0, 1.0, 2.0])
