@@ -109,3 +109,57 @@ def test_array_global_shards():
     x = jnp.arange(3.0)
     assert [s.index for s in x.global_shards] == [(slice(None),)]
     np.testing.assert_array_equal(np.asarray(x.global_shards[0].data), [0.0, 1.0, 2.0])
+
+
+# JAX 0.10.2's values of the scipy.stats functions astjax lacked (float32)
+XS = np.array([-1.0, 0.0, 0.25, 0.5, 0.999, 1.0, 2.0, 7.5, np.inf, np.nan], np.float32)
+INF = float("inf")
+STATS = [
+    ("beta.cdf", (XS, 2.0, 3.0, -0.5, 2.0),
+     [0.0, 0.26171887, 0.48120153, 0.68749982, 0.948937, 0.94921869, 1.0, 1.0, 1.0, NAN]),
+    ("beta.logsf", (XS, 2.0, 3.0),
+     [0.0, 0.0, -0.30343059, -1.16315019, -19.33776092, -INF, -INF, -INF, -INF, NAN]),
+    ("gamma.cdf", (XS, 3.0, -0.5, 2.0),
+     [0.0, 0.0021614956, 0.00665221, 0.01438767, 0.04043904, 0.04050542, 0.1315323,
+      0.76189673, 1.0, NAN]),
+    ("gamma.logsf", (XS, 0.5),
+     [0.0, 0.0, -0.73501062, -1.14787388, -1.84828389, -1.84960604, -3.09003735,
+      -9.13791561, -INF, NAN]),
+    ("chi2.sf", (XS, 3.0, -0.5, 2.0),
+     [1.0, 0.96914041, 0.94535708, 0.9188914, 0.86150384, 0.86138511, 0.74103898,
+      0.26146403, 0.0, NAN]),
+    ("chi2.logcdf", (XS, 1.0),
+     [-INF, -INF, -0.95991659, -0.65296608, -0.38207021, -0.38171542, -0.1711432,
+      -0.00618903, 0.0, NAN]),
+    ("gennorm.cdf", (XS, 0.5),
+     [0.36787957, 0.5, 0.54510194, 0.57913947, 0.6320284, 0.63212043, 0.70653194,
+      0.87913084, 1.0, NAN]),
+    ("poisson.cdf", (np.array([-1.0, 0.0, 1.0, 2.0, 2.5, 10.0, 50.0, np.inf], np.float32), 3.0,
+                     0.5),
+     [0.0, 0.0, 0.04978704, 0.19914828, 0.42319003, 0.99889749, 1.0, NAN]),
+    ("poisson.entropy", (np.array([0.0, 1e-3, 0.5, 1.0, 3.0, 9.99, 10.0, 37.0, 99.9, 100.0,
+                                   1e4, 1e8, np.inf], np.float32),),
+     [0.0, 0.00790859, 0.92763758, 1.30484188, 1.93146968, 2.56089139, 2.56140709,
+      3.22209692, 3.72018719, 3.72069025, 6.02410078, 10.62927914, INF]),
+    ("poisson.entropy", (5,), 2.20439434),
+]
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit], ids=["eager", "jit"])
+@pytest.mark.parametrize("name, args, want", STATS, ids=[s[0] for s in STATS])
+def test_scipy_stats_functions_jax_has(name, args, want, wrap):
+    # issue 13: poisson.entropy, poisson.cdf, gennorm.cdf and the cdf / logcdf / sf /
+    # logsf of beta, gamma and chi2 were missing (AttributeError)
+    from astjax.scipy import stats
+    mod, fn = name.split(".")
+    got = wrap(getattr(getattr(stats, mod), fn))(*args)
+    assert got.dtype == np.float32 and got.shape == np.shape(want)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=3e-6, atol=1e-7)
+
+
+def test_poisson_entropy_broadcasts_loc():
+    # JAX's shape: mu's values broadcast against loc's shape (loc does not change them)
+    from astjax.scipy import stats
+    got = stats.poisson.entropy(np.float32([[0.0, 0.5, 3.0]]), np.zeros((4, 2, 1)))
+    assert got.shape == (4, 2, 3)
+    np.testing.assert_allclose(np.asarray(got)[3, 1], [0.0, 0.92763758, 1.93146968], rtol=3e-6)
