@@ -163,3 +163,20 @@ def test_poisson_entropy_broadcasts_loc():
     got = stats.poisson.entropy(np.float32([[0.0, 0.5, 3.0]]), np.zeros((4, 2, 1)))
     assert got.shape == (4, 2, 3)
     np.testing.assert_allclose(np.asarray(got)[3, 1], [0.0, 0.92763758, 1.93146968], rtol=3e-6)
+
+
+@pytest.mark.parametrize("call, want_shape", [
+    (lambda x: jnp.quantile(x, 0.5, keepdims=True), (1,)),
+    (lambda x: jnp.percentile(x, 50.0, axis=(), keepdims=True), (1,)),
+    (lambda x: jnp.nanquantile(x, jnp.array([0.2, 0.7]), keepdims=True), (2, 1)),
+    (lambda x: jnp.quantile(x, 0.3, keepdims=True, method="inverted_cdf",
+                            weights=jnp.float32(2.0)), (1,)),
+    (lambda x: jnp.median(x, keepdims=True), (1,)),
+    (lambda x: jnp.nanmedian(x, keepdims=False), ()),
+])
+def test_quantile_of_a_0d_array_with_keepdims(call, want_shape):
+    # JAX 0.10.2 reduces a 0-d operand raveled to one axis and keeps it: (1,), where
+    # NumPy (and astjax) gave ()
+    got = call(jnp.asarray(np.float32(3.0)))
+    assert got.shape == want_shape and got.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(got).ravel(), 3.0)
