@@ -180,3 +180,18 @@ def test_quantile_of_a_0d_array_with_keepdims(call, want_shape):
     got = call(jnp.asarray(np.float32(3.0)))
     assert got.shape == want_shape and got.dtype == np.float32
     np.testing.assert_array_equal(np.asarray(got).ravel(), 3.0)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit], ids=["eager", "jit"])
+def test_at_apply_applies_once_per_repeated_index(wrap):
+    # JAX 0.10.2's x.at[idx].apply(f) is a scatter_apply: an element named k times gets
+    # f applied k times; astjax applied it once (x[0] was 2.0, not 8.0)
+    x = jnp.arange(1.0, 6.0)
+    got = wrap(lambda x, i: x.at[i].apply(lambda v: v * 2))(x, np.array([0, 0, 2, 0, -1]))
+    np.testing.assert_array_equal(np.asarray(got), [8.0, 2.0, 6.0, 4.0, 10.0])
+    clip = x.at[np.array([7, 9, 1])].apply(lambda v: v + 1, mode="clip")
+    np.testing.assert_array_equal(np.asarray(clip), [1.0, 3.0, 3.0, 4.0, 7.0])
+    rows = jnp.ones((3, 2)).at[np.array([1, 1]), :].apply(lambda v: v * 3)
+    np.testing.assert_array_equal(np.asarray(rows), [[1.0, 1.0], [9.0, 9.0], [1.0, 1.0]])
+    vm = astjax.vmap(lambda r: r.at[np.array([1, 1])].apply(lambda v: v * 2))(jnp.ones((2, 3)))
+    np.testing.assert_array_equal(np.asarray(vm), [[1.0, 4.0, 1.0], [1.0, 4.0, 1.0]])

@@ -15,6 +15,7 @@ from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
 from .operands import asarray
 from .ufuncs import power, true_divide
+from .util import _Direct
 
 
 def _partial_on_devices(x, av, idx):
@@ -312,6 +313,25 @@ class _IndexUpdateRef:
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
+        """`func` applied at idx once per time idx names an element (JAX's
+        scatter_apply: `x.at[[0, 0]].apply(f)` is f(f(x[0])) there)."""
         kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                   mode=mode, wrap_negative_indices=wrap_negative_indices)
-        return self.set(func(self.get(**kw)), **kw)
+        if unique_indices or not any(_is_array_index(i)
+                                     for i in _normalize_index(self.array, self.index)):
+            return self.set(func(self.get(**kw)), **kw)   # (ints and slices: each once)
+        x = asarray(self.array)
+        av = core.get_aval(x)
+        times = scatter_index(lax.full(av.shape, 0, np.int32), self.index, np.int32(1), "add",
+                              mode, wrap_negative_indices=wrap_negative_indices)
+        rounds = lax.reduce_max(times, tuple(range(av.ndim)))
+
+        def cond(c):
+            return lax.lt(c[0], rounds)
+
+        def body(c):   # one more application where an element is named more than i times
+            i, y = c
+            more = lax.gt(times, lax.broadcast_in_dim(i, av.shape, ()))
+            fy = lax.convert_element_type(asarray(func(y)), av.dtype)
+            return lax.add(i, np.int32(1)), lax.select(more, fy, y)
+        return lax.while_loop(_Direct(cond), _Direct(body), (np.int32(0), x))[1]
