@@ -195,3 +195,16 @@ def test_at_apply_applies_once_per_repeated_index(wrap):
     np.testing.assert_array_equal(np.asarray(rows), [[1.0, 1.0], [9.0, 9.0], [1.0, 1.0]])
     vm = astjax.vmap(lambda r: r.at[np.array([1, 1])].apply(lambda v: v * 2))(jnp.ones((2, 3)))
     np.testing.assert_array_equal(np.asarray(vm), [[1.0, 4.0, 1.0], [1.0, 4.0, 1.0]])
+
+
+def test_vander_argument_errors_are_value_errors():
+    # seed 62787: JAX 0.10.2 raises ValueError("x must be a one-dimensional array") for a
+    # 2-D x (astjax: its TypeError-based ShapeError) and ValueError("N must be
+    # nonnegative") for N < 0 (astjax: iota's shape TypeError)
+    x2 = np.array([[-5, -8, -6]], np.int32)
+    for f in (jnp.vander, astjax.jit(jnp.vander)):
+        with pytest.raises(ValueError, match="one-dimensional"):
+            f(x2)
+    with pytest.raises(ValueError, match="N must be nonnegative"):
+        jnp.vander(jnp.ones(3), N=-1)
+    assert jnp.vander(jnp.ones(3), N=0).shape == (3, 0)
