@@ -208,3 +208,18 @@ def test_vander_argument_errors_are_value_errors():
     with pytest.raises(ValueError, match="N must be nonnegative"):
         jnp.vander(jnp.ones(3), N=-1)
     assert jnp.vander(jnp.ones(3), N=0).shape == (3, 0)
+
+
+def test_scipy_stats_promote_integers_as_jax():
+    # seeds 71151, 71670: JAX's promote_args_inexact makes int32 (and bool) float32 even
+    # under x64, int64 float64; astjax made every integer the default float (float64)
+    from astjax.scipy import stats
+    with astjax.enable_x64():
+        assert stats.poisson.entropy(np.array([-3, 6, 8], np.int32)).dtype == np.float32
+        assert stats.norm.logpdf(np.array([1], np.int32)).dtype == np.float32
+        assert stats.t.logpdf(np.int16(1), 3).dtype == np.float32
+        assert stats.gamma.cdf(np.array([1], np.int64), 2).dtype == np.float64
+        assert stats.norm.logpdf(1.0).dtype == np.float64
+    # Python scalars only: a weak result, as JAX's
+    assert astjax.typeof(stats.gamma.logpdf(2.0, 1.5)).weak_type
+    assert not astjax.typeof(stats.norm.logpdf(np.float32(1.0))).weak_type
