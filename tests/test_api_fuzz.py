@@ -21,14 +21,7 @@ CALLS = {f"{c['seed']}-{c['fn']}-{c['mode']}": (c, r)
          for c, r in zip(RECORDED["calls"], RECORDED["results"])}
 
 # name -> why astjax still differs from JAX there (a strict xfail)
-KNOWN = {
-    "10024-jnp.reshape-eager":
-        "JAX raises NumPy's ValueError for an impossible reshape of a NumPy array outside jit "
-        "(its TypeError under jit and for its own arrays); astjax raises the TypeError always",
-    "10043-jnp.searchsorted-vmap":
-        "generator: the batch row of `a` is not sorted, where searchsorted's result is "
-        "unspecified (JAX's binary search and astjax's comparison count disagree)",
-}
+KNOWN: dict = {}   # (10024's reshape error and 10043's unsorted searchsorted agree now)
 
 
 @pytest.fixture(scope="module")
