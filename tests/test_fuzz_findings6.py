@@ -223,3 +223,14 @@ def test_scipy_stats_promote_integers_as_jax():
     # Python scalars only: a weak result, as JAX's
     assert astjax.typeof(stats.gamma.logpdf(2.0, 1.5)).weak_type
     assert not astjax.typeof(stats.norm.logpdf(np.float32(1.0))).weak_type
+
+
+def test_cdf_gradient_below_the_support_is_zero_as_jax():
+    # seed 73494: JAX clamps with lax.clamp, whose gradient outside the bounds is 0;
+    # clip's was 0 * (infinite density at 0) = NaN
+    from astjax.scipy import stats
+    x = np.array([-0.478, 1.073, -5.35], np.float32)
+    g = astjax.vmap(astjax.grad(stats.chi2.cdf), (0, None))(x, 1.0)
+    np.testing.assert_allclose(np.asarray(g), [0.0, 0.22522224, 0.0], rtol=1e-5)
+    gb = astjax.grad(lambda v: stats.beta.cdf(v, 0.5, 2.0))(-1.0)
+    assert float(gb) == 0.0

@@ -2,7 +2,7 @@
 inexact dtype and shape, as SciPy's (and JAX's) `stats` functions promote."""
 from __future__ import annotations
 
-from ... import numpy as jnp
+from ... import lax, numpy as jnp
 from ...numpy.operands import promote_dtypes_inexact as _promote_dtypes_inexact
 
 
@@ -21,3 +21,10 @@ def standardize(x, loc, scale):
     """(z, scale): `(x - loc) / scale` after `promote`, and the promoted scale."""
     x, loc, scale = promote(x, loc, scale)
     return (x - loc) / scale, scale
+
+
+def clamp(lo, v, hi):
+    """`v` clamped into [lo, hi] by `lax.clamp` (bounds of v's dtype), as JAX's cdfs:
+    outside the bounds no gradient flows, where `jnp.clip`'s would be 0 times the
+    function's derivative at the bound (NaN where that is infinite)."""
+    return lax.clamp(jnp.asarray(lo, v.dtype), v, jnp.asarray(hi, v.dtype))
