@@ -147,14 +147,15 @@ def _index_dtype(advs):
     return dtypes.int32
 
 
-def _normalize(v, n, idx_dtype):
-    """An index array of `idx_dtype` with negative entries wrapped by `n`."""
+def _normalize(v, n, idx_dtype, wrap=True):
+    """An index array of `idx_dtype` with negative entries wrapped by `n` where `wrap`
+    (else left negative: out of bounds, for the gather / scatter mode to handle)."""
     if _is_static(v):
         a = np.asarray(v)
         if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
             raise ArgumentTypeError(f"indices must be integers, got an array of dtype {a.dtype}")
         a = a.astype(np.int64)
-        return np.where(a < 0, a + n, a).astype(idx_dtype)
+        return (np.where(a < 0, a + n, a) if wrap else a).astype(idx_dtype)
     v = asarray(v)
     a = core.get_aval(v)
     if not dtypes.is_int(a.dtype):
@@ -162,7 +163,7 @@ def _normalize(v, n, idx_dtype):
                             hint="convert with .astype(int), or use a boolean mask")
     if a.dtype != idx_dtype:
         v = lax.convert_element_type(v, idx_dtype)
-    if dtypes.issubdtype(a.dtype, np.signedinteger):
+    if wrap and dtypes.issubdtype(a.dtype, np.signedinteger):
         zero = np.asarray(0, idx_dtype)[()]
         nn = np.asarray(n, idx_dtype)[()]
         v = lax.select(lax.lt(v, zero), lax.add(v, nn), v)  # rank-0 literals, as JAX prints
@@ -172,7 +173,7 @@ def _normalize(v, n, idx_dtype):
 class _Plan:
     """How `x[idx]` maps onto one gather: see the module docstring."""
 
-    def __init__(self, shape, idx):
+    def __init__(self, shape, idx, wrap=True):
         self.shape = shape
         entries, advs, d = [], [], 0
         for i in idx:
@@ -201,7 +202,7 @@ class _Plan:
         self.entries = entries
         self.advs = advs
         self.idx_dtype = _index_dtype(advs)
-        self.arrays = [(dd, _normalize(v, shape[dd], self.idx_dtype)) for dd, v in advs]
+        self.arrays = [(dd, _normalize(v, shape[dd], self.idx_dtype, wrap)) for dd, v in advs]
         self.bshape = broadcast_shapes(*(np.shape(a) if _is_static(a) else core.get_aval(a).shape
                                          for _, a in self.arrays)) if advs else ()
         pos = [k for k, e in enumerate(entries) if e[0] == "adv"]
@@ -304,11 +305,12 @@ def _normalize_index(x, idx):
     return tuple(flat)
 
 
-def gather_index(x, idx, mode=None, fill_value=None):
-    """`x[idx]` for an expanded index with at least one integer array."""
+def gather_index(x, idx, mode=None, fill_value=None, wrap=True):
+    """`x[idx]` for an expanded index with at least one integer array (negative
+    entries counted from the end where `wrap`)."""
     x = asarray(x)
     av = core.get_aval(x)
-    plan = _Plan(av.shape, tuple(idx))
+    plan = _Plan(av.shape, tuple(idx), wrap)
     if 0 in plan.full_shape:  # an empty result (also of an empty array): no gather, as JAX
         return lax.full(plan.full_shape, 0, av.dtype)
     indices, dims = plan.indices()
@@ -359,12 +361,14 @@ _SIMPLE = {"set": lambda x, v: v, "add": lax.add, "sub": lax.sub, "mul": lax.mul
 
 
 def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
-                  unique_indices=False):
+                  unique_indices=False, wrap_negative_indices=True):
     """`x.at[idx].<kind>(values)`, kind in 'set', 'add', 'sub', 'mul', 'min', 'max'; `mode`
     as JAX's (None: out-of-bounds updates are dropped, 'clip' clamps them). Without
     integer-array indices the scattered points are unique and in increasing order (ints
     and increasing slices), so both flags are set, as JAX does: scatter_mul then has its
-    update gradient (R9). The caller's flags are promises added on top."""
+    update gradient (R9). The caller's flags are promises added on top.
+    `wrap_negative_indices=False`: negative indices are out of bounds (dropped, or
+    clamped under mode 'clip'), not counted from the end."""
     if kind not in _SIMPLE:
         raise ArgumentValueError(f"unknown update kind {kind!r}")
     x = asarray(x)
@@ -373,7 +377,7 @@ def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
             and np.iinfo(av.dtype).min <= values <= np.iinfo(av.dtype).max):
         values = asarray(values, av.dtype)
     idx = _normalize_index(x, idx)
-    plan = _Plan(av.shape, idx)
+    plan = _Plan(av.shape, idx, bool(wrap_negative_indices))
     _warn_unsafe_cast(values, av.dtype)
     if 0 in plan.full_shape:   # as JAX: nothing is updated (values of any shape), x as is
         return x

@@ -20,6 +20,7 @@ from .. import lax as _lax
 from ..errors import (ArgumentValueError, JAXAttributeError, JAXTypeError,
                       NotImplementedInAstjaxError, TracerArrayConversionError)
 from .array_api import check_api_version
+from .arraylike import check_arraylike as _check_arraylike
 from .operands import jax_array_protocol
 from ..primitives.structural import copy as _copy
 
@@ -192,6 +193,38 @@ class ArrayMethods:
         if n > m:
             out = _lax.reshape(out, shape[:-1] + (shape[-1] * n // m,) if shape else (n // m,))
         return _lax.ne(out, np.uint8(0)) if dst == np.bool_ else out
+
+    def byteswap(self):
+        """The elements with their bytes in reverse order (same dtype and shape); a
+        complex element swaps its real and imaginary parts' bytes separately."""
+        jnp = _jnp()
+        if np.issubdtype(self.dtype, np.complexfloating):
+            return _lax.complex(self.real.byteswap(), self.imag.byteswap())
+        if self.dtype.itemsize == 1:
+            return self.copy()
+        raw = _lax.bitcast_convert_type(self, np.uint8)   # one more axis: the bytes
+        return _lax.bitcast_convert_type(jnp.flip(raw, -1), self.dtype)
+
+    def __contains__(self, other):
+        """`other in x`, as JAX: `x` one-dimensional, `other` a scalar (None, strings
+        and sequences are TypeErrors, other shapes ValueErrors, where NumPy compares)."""
+        jnp = _jnp()
+        if other is None or isinstance(other, str):
+            raise JAXTypeError(f"Array.__contains__: unsupported operand type {type(other)}.")
+        _check_arraylike("Array.__contains__", other)
+        if self.ndim != 1:
+            raise ArgumentValueError("Array.__contains__: search array must be "
+                                     f"one-dimensional, got arr.shape={self.shape}.")
+        if np.ndim(other) != 0:
+            raise ArgumentValueError("Array.__contains__: query value must be a scalar, got "
+                                     f"query.shape={np.shape(other)}")
+        return jnp.any(self == other)
+
+    @property
+    def global_shards(self):
+        """Every device's part of the array (`Shard`s): in astjax's single process,
+        the addressable ones."""
+        return self.addressable_shards
 
     def tobytes(self, order="C"):
         """The array's bytes (NumPy's `tobytes`)."""

@@ -473,9 +473,12 @@ def vander(x, N=None, increasing=False):
     Returns: 2-D Array.
     Vs NumPy: `N` (default len(x)) must be a static int."""
     x = asarray_operand(x)
-    if core.get_aval(x).ndim != 1:
-        raise ShapeError("vander: x must be 1-D")
+    if core.get_aval(x).ndim != 1:   # (JAX's ValueError)
+        raise ShapeValueError("x must be a one-dimensional array",
+                              hint="vander takes a 1-D x; ravel it or map over its rows")
     N = _shape(x)[0] if N is None else int(N)
+    if N < 0:
+        raise ArgumentValueError("N must be nonnegative", hint="pass N >= 0 columns")
     # as JAX: x ** [N-1, ..., 0] with the powers a (strong) iota of x's dtype, so the
     # result is never weak and its bits are `power`'s, not repeated products'
     powers = lax.iota(_dt(x), N)

@@ -15,6 +15,7 @@ from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
 from .operands import asarray
 from .ufuncs import power, true_divide
+from .util import _Direct
 
 
 def _partial_on_devices(x, av, idx):
@@ -88,10 +89,11 @@ def _map_slices(x, idx, fn):
     return x, tuple(out)
 
 
-def _dynamic_slice(x, s, axis, n, span):
+def _dynamic_slice(x, s, axis, n, span, wrap=True):
     """`x[..., s, ...]` for `Slice` `s` on `axis`: a dynamic slice (a negative start
-    counts from the end; the window is clamped into the axis), then the stride."""
-    x = lax.dynamic_slice_in_dim(x, asarray(s.start), span, axis)
+    counts from the end where `wrap`; the window is clamped into the axis), then the
+    stride."""
+    x = lax.dynamic_slice_in_dim(x, asarray(s.start), span, axis, allow_negative_indices=wrap)
     return (lax.slice_in_dim(x, 0, span, s.stride, axis) if s.stride > 1 else x), slice(None)
 
 
@@ -120,15 +122,17 @@ def _slice_indices(x, idx):
     return _map_slices(x, idx, _window_indices)[1]
 
 
-def _getitem(x, idx, mode=None, fill_value=None):
-    """`x[idx]`; with `mode` / `fill_value` (`x.at[idx].get(...)`) always one gather."""
+def _getitem(x, idx, mode=None, fill_value=None, wrap=True):
+    """`x[idx]`; with `mode` / `fill_value` (`x.at[idx].get(...)`) always one gather.
+    `wrap=False` (`wrap_negative_indices=False`): a negative index is out of bounds
+    (clamped, or filled under mode 'fill'), not counted from the end."""
     if any(isinstance(i, Slice) for i in _entries(idx)):
-        x, idx = _map_slices(x, idx, _dynamic_slice)
+        x, idx = _map_slices(x, idx, lambda *a: _dynamic_slice(*a, wrap=wrap))
     av = core.get_aval(x)
     idx = _normalize_index(x, idx)  # static boolean masks -> integer index arrays
     if (mode is not None or fill_value is not None or any(_is_array_index(i) for i in idx)
             or _partial_on_devices(x, av, idx)):
-        return gather_index(x, idx, mode, fill_value)
+        return gather_index(x, idx, mode, fill_value, wrap=wrap)
     # basic indexing: static slices, then dynamic scalar indices, then squeeze/newaxis
     starts, limits, strides, rev_axes = [], [], [], []
     dyn = []  # (axis, staged index)
@@ -161,7 +165,7 @@ def _getitem(x, idx, mode=None, fill_value=None):
                     raise ArgumentIndexError(f"index {s} is out of bounds for axis {axis} with "
                                              f"size 0", hint="this axis has no elements")
                 # as JAX: a negative index counts from the end, then clamps into range
-                s = min(max(s + n if s < 0 else s, 0), n - 1)
+                s = min(max(s + n if s < 0 and wrap else s, 0), n - 1)
                 starts.append(s)
                 limits.append(s + 1)
             else:
@@ -189,7 +193,8 @@ def _getitem(x, idx, mode=None, fill_value=None):
             sizes[ax] = 1
         idxs = [lax.convert_element_type(i, dtypes.int32) if getattr(i, "aval", None) is not None
                 and core.get_aval(i).dtype != dtypes.int32 and isinstance(i, Tracer) else i for i in idxs]
-        y = lax.dynamic_slice(y, idxs, sizes)   # a negative index counts from the end
+        # (a negative index counts from the end where `wrap`)
+        y = lax.dynamic_slice(y, idxs, sizes, allow_negative_indices=wrap)
     squeeze_axes = [ax for op, ax in out_shape_ops if op == "squeeze"]
     if squeeze_axes:
         y = lax.squeeze(y, squeeze_axes)
@@ -240,74 +245,93 @@ class _IndexUpdateRef:
         return _reshard(fn(_IndexUpdateRef(whole, self.index)), s)
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None, out_sharding=None):
-        return self._laid_out(out_sharding,
-                              lambda r: _getitem(r.array, r.index, mode, fill_value))
+            fill_value=None, out_sharding=None, wrap_negative_indices=True):
+        return self._laid_out(out_sharding, lambda r: _getitem(
+            r.array, r.index, mode, fill_value, wrap=bool(wrap_negative_indices)))
 
     def _scatter(self, kind, values, indices_are_sorted, unique_indices, mode,
-                 out_sharding=None):
+                 out_sharding=None, wrap=True):
         return self._laid_out(out_sharding, lambda r: scatter_index(
             r.array, r.index, values, kind, mode, indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices))
+            unique_indices=unique_indices, wrap_negative_indices=wrap))
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None):
+            out_sharding=None, wrap_negative_indices=True):
         return self._scatter("set", values, indices_are_sorted, unique_indices, mode,
-                             out_sharding)
+                             out_sharding, wrap_negative_indices)
 
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None):
+            out_sharding=None, wrap_negative_indices=True):
         return self._scatter("add", values, indices_are_sorted, unique_indices, mode,
-                             out_sharding)
+                             out_sharding, wrap_negative_indices)
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                 out_sharding=None):
+                 out_sharding=None, wrap_negative_indices=True):
         # (scatter_sub: the values cast to x's dtype, then subtracted -- a negated float
         # cast to an unsigned dtype would be 0)
         return self._scatter("sub", values, indices_are_sorted, unique_indices, mode,
-                             out_sharding)
+                             out_sharding, wrap_negative_indices)
 
     def mul(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None):
+            out_sharding=None, wrap_negative_indices=True):
         return self._scatter("mul", values, indices_are_sorted, unique_indices, mode,
-                             out_sharding)
+                             out_sharding, wrap_negative_indices)
 
     multiply = mul
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-               out_sharding=None):
+               out_sharding=None, wrap_negative_indices=True):
         return self._through_ones(true_divide, values, indices_are_sorted, unique_indices,
-                                  mode, out_sharding)
+                                  mode, out_sharding, wrap_negative_indices)
 
     def _through_ones(self, op, values, indices_are_sorted, unique_indices, mode,
-                      out_sharding):
+                      out_sharding, wrap):
         """`op(x, e)` with `e` ones of x's dtype where the values are multiplied in at
         idx, as JAX computes `divide` and `power`: an integer x divided gives floats, an
         element updated twice is divided (raised) once by the product of its values."""
         def fn(r):
             e = scatter_index(lax.full_like(r.array, 1), r.index, values, "mul", mode,
                               indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices)
+                              unique_indices=unique_indices, wrap_negative_indices=wrap)
             return op(r.array, e)
         return self._laid_out(out_sharding, fn)
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None):
+            out_sharding=None, wrap_negative_indices=True):
         return self._scatter("min", values, indices_are_sorted, unique_indices, mode,
-                             out_sharding)
+                             out_sharding, wrap_negative_indices)
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None):
+            out_sharding=None, wrap_negative_indices=True):
         return self._scatter("max", values, indices_are_sorted, unique_indices, mode,
-                             out_sharding)
+                             out_sharding, wrap_negative_indices)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-              out_sharding=None):
+              out_sharding=None, wrap_negative_indices=True):
         return self._through_ones(power, values, indices_are_sorted, unique_indices, mode,
-                                  out_sharding)
+                                  out_sharding, wrap_negative_indices)
 
-    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
+        """`func` applied at idx once per time idx names an element (JAX's
+        scatter_apply: `x.at[[0, 0]].apply(f)` is f(f(x[0])) there)."""
         kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                  mode=mode)
-        return self.set(func(self.get(**kw)), **kw)
+                  mode=mode, wrap_negative_indices=wrap_negative_indices)
+        if unique_indices or not any(_is_array_index(i)
+                                     for i in _normalize_index(self.array, self.index)):
+            return self.set(func(self.get(**kw)), **kw)   # (ints and slices: each once)
+        x = asarray(self.array)
+        av = core.get_aval(x)
+        times = scatter_index(lax.full(av.shape, 0, np.int32), self.index, np.int32(1), "add",
+                              mode, wrap_negative_indices=wrap_negative_indices)
+        rounds = lax.reduce_max(times, tuple(range(av.ndim)))
 
+        def cond(c):
+            return lax.lt(c[0], rounds)
+
+        def body(c):   # one more application where an element is named more than i times
+            i, y = c
+            more = lax.gt(times, lax.broadcast_in_dim(i, av.shape, ()))
+            fy = lax.convert_element_type(asarray(func(y)), av.dtype)
+            return lax.add(i, np.int32(1)), lax.select(more, fy, y)
+        return lax.while_loop(_Direct(cond), _Direct(body), (np.int32(0), x))[1]

@@ -141,7 +141,9 @@ def _quantile(a, q, weights, axis, method, keepdims, squash_nans, name, percent=
     a, q = uf.promote_dtypes(a, q)
     av = core.get_aval(a)
     axes = canonicalize_axes(axis, av.ndim, name)
-    keep_shape = tuple(1 if i in axes else d for i, d in enumerate(av.shape))
+    # (JAX's keepdims shape of a 0-d operand is (1,), where NumPy's is (): it reduces
+    # the operand raveled to one axis and keeps that axis)
+    keep_shape = tuple(1 if i in axes else d for i, d in enumerate(av.shape)) or (1,)
     a = _to_last(a, axes)
     batch, n = core.get_aval(a).shape[:-1], core.get_aval(a).shape[-1]
     if n == 0 and int(np.prod(batch)) != 0:

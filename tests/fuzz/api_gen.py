@@ -738,6 +738,9 @@ def generate(seed):
         from .api_gen_more import WIDE   # as recorded
         from .api_gen_names import FIRST_NAMES, NAMES
         table = {**TABLE, **WIDE, **(NAMES if seed >= FIRST_NAMES else {})}
+        from .api_gen_stats import FIRST_STATS, STATS
+        if seed >= FIRST_STATS:
+            table.update(STATS)
     fn = sorted(table)[rng.integers(len(table))]
     maker, diff = table[fn]
     modes = MODES if diff else MODES[:3]

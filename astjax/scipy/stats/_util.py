@@ -2,19 +2,29 @@
 inexact dtype and shape, as SciPy's (and JAX's) `stats` functions promote."""
 from __future__ import annotations
 
-from ... import numpy as jnp
+from ... import lax, numpy as jnp
+from ...numpy.operands import promote_dtypes_inexact as _promote_dtypes_inexact
 
 
 def promote(*args):
-    """The arguments as arrays of one inexact dtype, broadcast to one shape (integer
-    and bool inputs become the default float type; Python scalars stay weak)."""
-    dt = jnp.result_type(*args)
-    if not jnp.issubdtype(dt, jnp.inexact):
-        dt = jnp.result_type(float)
-    return jnp.broadcast_arrays(*(jnp.asarray(a, dt) for a in args))
+    """The arguments as arrays of one inexact dtype, broadcast to one shape: the dtype
+    of JAX's `promote_args_inexact` (integers up to 32 bits and bools become float32,
+    64-bit integers float64), weakly typed only when every argument is a Python scalar
+    (JAX's distributions give a strong result for an array argument, mostly)."""
+    out = _promote_dtypes_inexact(*args)
+    if not all(isinstance(a, (bool, int, float, complex)) for a in args):
+        out = [jnp.asarray(a, a.dtype) for a in out]   # (strong)
+    return jnp.broadcast_arrays(*out)
 
 
 def standardize(x, loc, scale):
     """(z, scale): `(x - loc) / scale` after `promote`, and the promoted scale."""
     x, loc, scale = promote(x, loc, scale)
     return (x - loc) / scale, scale
+
+
+def clamp(lo, v, hi):
+    """`v` clamped into [lo, hi] by `lax.clamp` (bounds of v's dtype), as JAX's cdfs:
+    outside the bounds no gradient flows, where `jnp.clip`'s would be 0 times the
+    function's derivative at the bound (NaN where that is infinite)."""
+    return lax.clamp(jnp.asarray(lo, v.dtype), v, jnp.asarray(hi, v.dtype))

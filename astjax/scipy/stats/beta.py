@@ -1,11 +1,12 @@
-"""The beta distribution, as `scipy.stats.beta` (`logpdf`, `pdf`)."""
+"""The beta distribution, as `scipy.stats.beta` (`logpdf`, `pdf`, `cdf`, `logcdf`,
+`sf`, `logsf`)."""
 from __future__ import annotations
 
 from ... import numpy as jnp
 from .. import special
-from ._util import promote
+from ._util import clamp, promote
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def logpdf(x, a, b, loc=0, scale=1):
@@ -22,3 +23,31 @@ def logpdf(x, a, b, loc=0, scale=1):
 def pdf(x, a, b, loc=0, scale=1):
     """The density."""
     return jnp.exp(logpdf(x, a, b, loc, scale))
+
+
+def _unit(x, loc, scale):
+    """(x - loc) / scale clamped into [0, 1], after promotion."""
+    return clamp(0.0, (x - loc) / scale, 1.0)
+
+
+def cdf(x, a, b, loc=0, scale=1):
+    """The regularized incomplete beta function I_y(a, b) of y = (x - loc) / scale
+    clamped into [0, 1]."""
+    x, a, b, loc, scale = promote(x, a, b, loc, scale)
+    return special.betainc(a, b, _unit(x, loc, scale))
+
+
+def logcdf(x, a, b, loc=0, scale=1):
+    """log of `cdf`."""
+    return jnp.log(cdf(x, a, b, loc, scale))
+
+
+def sf(x, a, b, loc=0, scale=1):
+    """1 - cdf, as I_{1-y}(b, a) (no cancellation near the upper end)."""
+    x, a, b, loc, scale = promote(x, a, b, loc, scale)
+    return special.betainc(b, a, 1.0 - _unit(x, loc, scale))
+
+
+def logsf(x, a, b, loc=0, scale=1):
+    """log of `sf`."""
+    return jnp.log(sf(x, a, b, loc, scale))

@@ -1,13 +1,14 @@
-"""The chi-squared distribution, as `scipy.stats.chi2` (`logpdf`, `pdf`)."""
+"""The chi-squared distribution, as `scipy.stats.chi2` (`logpdf`, `pdf`, `cdf`,
+`logcdf`, `sf`, `logsf`)."""
 from __future__ import annotations
 
 import math
 
 from ... import numpy as jnp
 from .. import special
-from ._util import promote
+from ._util import clamp, promote
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -23,3 +24,30 @@ def logpdf(x, df, loc=0, scale=1):
 def pdf(x, df, loc=0, scale=1):
     """The density."""
     return jnp.exp(logpdf(x, df, loc, scale))
+
+
+def _half(x, df, loc, scale):
+    """(df / 2, (x - loc) / (2 scale) clamped at 0), after promotion: the chi-squared
+    distribution is gamma(df / 2, scale 2)."""
+    x, df, loc, scale = promote(x, df, loc, scale)
+    return 0.5 * df, clamp(0.0, (x - loc) / (2.0 * scale), jnp.inf)
+
+
+def cdf(x, df, loc=0, scale=1):
+    """P(df / 2, (x - loc) / (2 scale))."""
+    return special.gammainc(*_half(x, df, loc, scale))
+
+
+def logcdf(x, df, loc=0, scale=1):
+    """log of `cdf`."""
+    return jnp.log(cdf(x, df, loc, scale))
+
+
+def sf(x, df, loc=0, scale=1):
+    """Q(df / 2, (x - loc) / (2 scale))."""
+    return special.gammaincc(*_half(x, df, loc, scale))
+
+
+def logsf(x, df, loc=0, scale=1):
+    """log of `sf`."""
+    return jnp.log(sf(x, df, loc, scale))

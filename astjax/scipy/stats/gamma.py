@@ -1,11 +1,12 @@
-"""The gamma distribution, as `scipy.stats.gamma` (`logpdf`, `pdf`)."""
+"""The gamma distribution, as `scipy.stats.gamma` (`logpdf`, `pdf`, `cdf`, `logcdf`,
+`sf`, `logsf`)."""
 from __future__ import annotations
 
 from ... import numpy as jnp
 from .. import special
-from ._util import promote
+from ._util import clamp, promote
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def logpdf(x, a, loc=0, scale=1):
@@ -19,3 +20,27 @@ def logpdf(x, a, loc=0, scale=1):
 def pdf(x, a, loc=0, scale=1):
     """The density."""
     return jnp.exp(logpdf(x, a, loc, scale))
+
+
+def cdf(x, a, loc=0, scale=1):
+    """The regularized lower incomplete gamma function P(a, y), y = (x - loc) / scale
+    clamped at 0."""
+    x, a, loc, scale = promote(x, a, loc, scale)
+    return special.gammainc(a, clamp(0.0, (x - loc) / scale, jnp.inf))
+
+
+def logcdf(x, a, loc=0, scale=1):
+    """log of `cdf`."""
+    return jnp.log(cdf(x, a, loc, scale))
+
+
+def sf(x, a, loc=0, scale=1):
+    """The regularized upper incomplete gamma function Q(a, y); 1 below `loc`."""
+    x, a, loc, scale = promote(x, a, loc, scale)
+    y = (x - loc) / scale
+    return jnp.where(y < 0, 1.0, special.gammaincc(a, y))
+
+
+def logsf(x, a, loc=0, scale=1):
+    """log of `sf`."""
+    return jnp.log(sf(x, a, loc, scale))

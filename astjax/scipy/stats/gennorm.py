@@ -1,11 +1,12 @@
-"""The generalized normal distribution, as `scipy.stats.gennorm` (`logpdf`, `pdf`)."""
+"""The generalized normal distribution, as `scipy.stats.gennorm` (`logpdf`, `pdf`,
+`cdf`)."""
 from __future__ import annotations
 
 from ... import numpy as jnp
 from .. import special
 from ._util import promote
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "cdf"]
 
 
 def logpdf(x, beta):
@@ -17,3 +18,9 @@ def logpdf(x, beta):
 def pdf(x, beta):
     """The density."""
     return jnp.exp(logpdf(x, beta))
+
+
+def cdf(x, beta):
+    """(1 + sign(x) P(1/beta, |x|^beta)) / 2."""
+    x, beta = promote(x, beta)
+    return 0.5 * (1.0 + jnp.sign(x) * special.gammainc(1.0 / beta, jnp.abs(x) ** beta))
