@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from .. import special
-from ._util import clamp, promote
+from ._util import clamp as _clamp, promote
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -27,7 +27,7 @@ def pdf(x, a, b, loc=0, scale=1):
 
 def _unit(x, loc, scale):
     """(x - loc) / scale clamped into [0, 1], after promotion."""
-    return clamp(0.0, (x - loc) / scale, 1.0)
+    return _clamp(0.0, (x - loc) / scale, 1.0)
 
 
 def cdf(x, a, b, loc=0, scale=1):

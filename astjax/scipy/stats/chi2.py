@@ -6,7 +6,7 @@ import math
 
 from ... import numpy as jnp
 from .. import special
-from ._util import clamp, promote
+from ._util import clamp as _clamp, promote
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -30,7 +30,7 @@ def _half(x, df, loc, scale):
     """(df / 2, (x - loc) / (2 scale) clamped at 0), after promotion: the chi-squared
     distribution is gamma(df / 2, scale 2)."""
     x, df, loc, scale = promote(x, df, loc, scale)
-    return 0.5 * df, clamp(0.0, (x - loc) / (2.0 * scale), jnp.inf)
+    return 0.5 * df, _clamp(0.0, (x - loc) / (2.0 * scale), jnp.inf)
 
 
 def cdf(x, df, loc=0, scale=1):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from .. import special
-from ._util import clamp, promote
+from ._util import clamp as _clamp, promote
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -26,7 +26,7 @@ def cdf(x, a, loc=0, scale=1):
     """The regularized lower incomplete gamma function P(a, y), y = (x - loc) / scale
     clamped at 0."""
     x, a, loc, scale = promote(x, a, loc, scale)
-    return special.gammainc(a, clamp(0.0, (x - loc) / scale, jnp.inf))
+    return special.gammainc(a, _clamp(0.0, (x - loc) / scale, jnp.inf))
 
 
 def logcdf(x, a, loc=0, scale=1):

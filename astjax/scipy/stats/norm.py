@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from ... import lax
+from ... import lax as _lax
 from ... import numpy as jnp
-from ...numpy.ufuncs import _lax_const, promote_args_inexact
+from ...numpy.ufuncs import _lax_const, promote_args_inexact as _promote_args_inexact
 from .. import special
 from ._util import promote
 
@@ -16,13 +16,13 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 def logpdf(x, loc=0, scale=1):
     """log N(x; loc, scale**2) (a function of scale**2, so a negative scale acts as
     its absolute value, as in JAX)."""
-    x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
+    x, loc, scale = _promote_args_inexact("norm.logpdf", x, loc, scale)
     # JAX's expression, operation for operation (its derivative's rounding follows it):
     # (log(2 pi scale**2) + (x - loc)**2 / scale**2) / -2
-    scale_sqrd = lax.square(scale)
-    log_normalizer = lax.log(lax.mul(_lax_const(x, 2 * math.pi), scale_sqrd))
-    quadratic = lax.div(lax.square(lax.sub(x, loc)), scale_sqrd)
-    return lax.div(lax.add(log_normalizer, quadratic), _lax_const(x, -2))
+    scale_sqrd = _lax.square(scale)
+    log_normalizer = _lax.log(_lax.mul(_lax_const(x, 2 * math.pi), scale_sqrd))
+    quadratic = _lax.div(_lax.square(_lax.sub(x, loc)), scale_sqrd)
+    return _lax.div(_lax.add(log_normalizer, quadratic), _lax_const(x, -2))
 
 
 def pdf(x, loc=0, scale=1):
