@@ -57,6 +57,7 @@ from .sharding_impls import context_meshes as _context_meshes  # noqa: E402
 
 
 _state = core._state  # thread-local; `_state.builders` is non-empty while staging
+from .trace_state import staging_threads as _staging_threads  # noqa: E402
 _compute_top = _compute_on.top_level   # [0]: the compute_on block's type (None: none)
 
 
@@ -222,7 +223,7 @@ class Jitted(StagedCallable):
         # can key. A key whose leaves are all plain Arrays runs in this frame; every Python-level
         # step costs ~0.05-0.1 us against a ~5 us dispatch, so the common cases are written out.
         try:   # (an API boundary: a user's exception leaves it filtered, traceback_util)
-            if _state.builders:
+            if _staging_threads and _state.builders:   # (the dict first: see trace_state)
                 return self.stage_inline(*args, **kwargs)
             if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
                 return _jit_call_hook[0](self, args, kwargs)

@@ -30,6 +30,7 @@ from .errors import (ConcretizationError, EscapedTracerError, JAXTypeError, UNKN
 from .shape_poly_expr import max_dim, min_dim  # noqa: F401  (JAX's jax.core names)
 from .trace_state import (ParamDict, Trace, Value, _state, ensure_compile_time_eval,  # noqa: F401
                           eval_context)   # (JAX's jax.core names; `_state`: what is current)
+from .trace_state import push_builder as _push_builder, pop_builder as _pop_builder
 from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
                  Literal, ShapedArray, TokenAval, Var, abstract_token, all_eqns, check_jaxpr,
                  map_sub_jaxprs, sub_jaxprs)
@@ -526,7 +527,7 @@ def current_builder() -> Builder | None:
 def new_builder():
     """A fresh staging `Builder` on the stack, with the collector paused."""
     b = Builder()
-    _state.builders.append(b)
+    tid = _push_builder(b)   # (counted: jit's fast paths read `trace_state.staging_threads`)
     traces = _state.user_traces
     pushed = bool(traces)   # (a library's Trace: the body is staged by astjax, as JAX's)
     if pushed:
@@ -535,7 +536,7 @@ def new_builder():
         with collector_paused():
             yield b
     finally:
-        _state.builders.pop()
+        _pop_builder(tid)
         if pushed:
             traces.pop()
         b.alive = False

@@ -27,6 +27,28 @@ class _State(threading.local):
 
 
 _state = _State()
+# thread id -> how many builders that thread's stagings have pushed (`push_builder`).
+# jit's fast paths read this module-level dict before the thread-local `_state.builders`
+# (a threading.local attribute costs several dict lookups): empty, no thread is staging
+# (`frontend/branch_ops._reenter` re-pushes a branch's builder only inside a staging).
+staging_threads: dict[int, int] = {}
+
+
+def push_builder(b) -> int:
+    """Push staging builder `b` on this thread's stack (`core.new_builder`), counted in
+    `staging_threads`; returns the thread's id, for `pop_builder`."""
+    tid = threading.get_ident()
+    staging_threads[tid] = staging_threads.get(tid, 0) + 1
+    _state.builders.append(b)
+    return tid
+
+
+def pop_builder(tid: int) -> None:
+    """Pop the innermost builder of thread `tid` (this thread), uncounted."""
+    _state.builders.pop()
+    n = staging_threads.pop(tid) - 1
+    if n:
+        staging_threads[tid] = n
 
 
 @contextlib.contextmanager

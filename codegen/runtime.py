@@ -168,7 +168,7 @@ def sharding_for(device, kind=None):
 
 # -------------------------------------------------------------------------- arrays
 
-_NO_BUFFER_PROTOCOL = frozenset([dtypes.bfloat16, *dtypes.NARROW_FLOATS, *dtypes.NARROW_INTS])  # read through jaxlib's copy
+_USER_DTYPES = 256   # NumPy's first user type number: ml_dtypes' (bfloat16, float8, int4...), read through jaxlib's copy
 _OBJECT = np.dtype(object)
 _asarray = np.asarray
 
@@ -203,7 +203,7 @@ class Array:
         v = self._npy
         if v is None:
             buf = self._buf
-            v = (_asarray(buf) if self.aval.dtype not in _NO_BUFFER_PROTOCOL
+            v = (_asarray(buf) if self.aval.dtype.num < _USER_DTYPES   # (no dtype hash)
                  else without_jax(buf._single_device_array_to_np_array_did_copy)[0])
             if v.dtype is _OBJECT:   # NumPy's 0-d object array of a deleted buffer
                 self._check_live()

@@ -580,3 +580,70 @@ def test_a_signature_of_plain_arrays_runs_in_call_and_others_keep_run(monkeypatc
             out_c = jd(committed)
         assert out_c["a"].committed and out_c["a"].devices() == {astjax.devices()[1]}
         assert not jd._fast[jd._signature((committed,), {}, [])].arrays
+
+
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # records the count
+def test_jit_fast_paths_see_stagings_through_a_per_thread_count():
+    """`Jitted.__call__` tests the module-level `trace_state.staging_threads` before
+    the thread-local `_state.builders`: every staging counts itself there while its
+    builder is pushed (nested ones too, an error leaves none behind), so a jit called
+    inside a staging is staged, and a jit called in one thread while another thread
+    stages runs."""
+    import threading
+    from astjax import trace_state
+    assert trace_state.staging_threads == {}
+    seen, inner = [], astjax.jit(_mad)
+
+    def outer(x):
+        seen.append(dict(trace_state.staging_threads))
+        return inner(x, x)   # staged inline: one `jit` equation
+    jaxpr = astjax.make_jaxpr(astjax.jit(outer))(np.float32(1.0))
+    assert seen == [{threading.get_ident(): 2}] and trace_state.staging_threads == {}
+    assert "jit" in str(jaxpr)
+
+    def fails(x):
+        raise ValueError("staging failed")
+    with pytest.raises(ValueError):
+        astjax.jit(fails)(np.float32(1.0))
+    assert trace_state.staging_threads == {}
+
+    # another thread stages (held inside its function) while this one calls jit
+    started, go, out = threading.Event(), threading.Event(), []
+
+    def held(x):
+        started.set()
+        go.wait(30)
+        return x + 1.0
+    t = threading.Thread(target=lambda: out.append(astjax.jit(held)(np.float32(1.0))))
+    t.start()
+    try:
+        assert started.wait(30)
+        assert list(trace_state.staging_threads) == [t.ident]
+        jf, x, y = _warm_numpy_jit()
+        a = jnp.asarray(x)
+        assert type(jf(x, y)) is runtime.Array and type(jf(a, a)) is runtime.Array
+        np.testing.assert_array_equal(np.asarray(jf(a, a)), x * x + 1)
+    finally:
+        go.set()
+        t.join()
+    assert float(out[0]) == 2.0 and trace_state.staging_threads == {}
+
+
+def test_host_reads_choose_the_copy_by_numpy_type_number():
+    """`Array.__array__` reads NumPy's own dtypes through jaxlib's buffer protocol and
+    ml_dtypes' (user type numbers, >= 256) through jaxlib's copy, testing the dtype's
+    number, not hashing it into a set: the same split, value for value."""
+    from astjax import dtypes
+    for dt in [np.bool_, np.int8, np.uint32, np.float16, np.float32, np.complex64,
+               dtypes.bfloat16, *dtypes.NARROW_FLOATS, *dtypes.NARROW_INTS]:
+        dt = np.dtype(dt)
+        user = dt in {np.dtype(dtypes.bfloat16), *map(np.dtype, dtypes.NARROW_FLOATS),
+                      *map(np.dtype, dtypes.NARROW_INTS)}
+        assert (dt.num >= runtime._USER_DTYPES) == user, dt
+        v = np.array([0, 1, 1], dt)
+        try:
+            a = jnp.asarray(v)
+        except astjax.errors.RuntimeDTypeError:   # (jaxlib has no such buffers, as JAX)
+            continue
+        host = np.asarray(a)
+        assert host.dtype == dt and host.tobytes() == v.tobytes(), dt
