@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import gc
 import os
-import sys as _sys
 import threading
 import time
 
@@ -39,6 +38,7 @@ from astjax.sharding_impls import SingleDeviceSharding, context_meshes  # noqa: 
 
 from . import compile_cache, platforms, stablehlo, xla_errors  # noqa: E402
 from .compile_cache import set_compiler_options  # noqa: E402,F401 (codegen.spmd's)
+from .jax_imports import without_jax  # noqa: E402
 from .runtime_events import (compile_listeners, execute_listeners, h2d_hook,  # noqa: E402,F401
                              notify_execute, subscribe, unsubscribe)
 
@@ -781,25 +781,3 @@ def compile_mlir(text: str, devs, options):
 def shards_of(arr):
     """The single-device arrays of a multi-device jaxlib array, in device order."""
     return without_jax(lambda: arr._arrays)
-
-
-def without_jax(read, _names=("jax", "jax.core", "jax._src.sharding_impls")):
-    """`read()`, a jaxlib call whose C++ side imports `jax.core` /
-    `jax._src.sharding_impls` when it can (for avals; `_arrays`, a host copy) and copes
-    when it cannot (the avals are then None; astjax keeps its own). astjax never
-    imports jax: unless real JAX is imported already, the import is blocked for the
-    duration of the call (those names None in `sys.modules`: it fails at once, without
-    a search of the path, also when astjax's alias serves `jax`; what was there is put
-    back after), so a later `import jax` works as usual."""
-    if "jax._src.config" in _sys.modules:   # (imported by real JAX only)
-        return read()
-    before = {name: _sys.modules.get(name) for name in _names}
-    _sys.modules.update(dict.fromkeys(_names))
-    try:
-        return read()
-    finally:
-        for name, module in before.items():
-            if _sys.modules.get(name, 0) is None:   # (what was there, or nothing)
-                del _sys.modules[name]
-                if module is not None:
-                    _sys.modules[name] = module
