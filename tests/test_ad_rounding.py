@@ -1,7 +1,7 @@
 """Reverse mode rounds as JAX's: a value's cotangent contributions are summed in the
 order the backward pass produces them, ((c1 + c2) + c3) + ..., as JAX's backward pass
 sums them -- the slices' cotangents included (they are not summed apart and added
-last). Recorded against jax 0.10.2: the shape of the sums in `make_jaxpr(grad(f))`
+last), and only a split's parts joined into one concatenate (JAX's `split`). Recorded against jax 0.10.2: the shape of the sums in `make_jaxpr(grad(f))`
 and the bits of `jit(grad(f))` on inputs where the order matters."""
 import numpy as np
 import pytest
@@ -18,9 +18,14 @@ def slices_between_uses(x):
     return jnp.sum(x[0] * x + x[1] * x + x[2] * x)
 
 
+def split_beside_slices(x):
+    a, b, c, d = jnp.split(x, 4)
+    return jnp.sum(x * jnp.sum(a * x[0] + b * x[1])) + jnp.sum(c * d * x[:2])
+
+
 def _sum_tree(closed):
     """The output's cotangent as a tree of its `add_any`s: `padN` for a slice's
-    transpose (N: its low padding), `t` for any other term."""
+    transpose (N: its low padding), `concat` for a split's, `t` for any other term."""
     jaxpr = closed.jaxpr
     producer = {v: e for e in jaxpr.eqns for v in e.outvars}
 
@@ -30,6 +35,8 @@ def _sum_tree(closed):
             return f"({show(e.invars[0])} + {show(e.invars[1])})"
         if e is not None and e.primitive.name == "pad":
             return f"pad{e.params['padding_config'][0][0]}"
+        if e is not None and e.primitive.name == "concatenate":
+            return "concat"
         return "t"
     return show(jaxpr.outvars[0])
 
@@ -38,6 +45,8 @@ def _sum_tree(closed):
 JAX_SUM_TREES = {
     slices_overlapping: "((((pad2 + t) + t) + pad1) + pad0)",
     slices_between_uses: "(((((t + pad2) + t) + pad1) + t) + pad0)",
+    # (the split's parts: one concatenate; x[0] and x[1]: a pad each, not joined)
+    split_beside_slices: "((((pad0 + t) + pad1) + pad0) + concat)",
 }
 
 
@@ -58,6 +67,8 @@ JAX_BITS = {
                                0x4036b4b2, 0x4036b4b2, 0x4036b4b2, 0x4036b4b2],
     (slices_between_uses, 3): [0x412d18d4, 0x412d18d5, 0x412d18d5, 0x4056c95c,
                                0x4056c95c, 0x4056c95c, 0x4056c95c, 0x4056c95c],
+    (split_beside_slices, 3): [0x4212edf7, 0x41ca7cf3, 0x417c9f72, 0x417c9f72,
+                               0x40c69104, 0x40d551bb, 0x40c9b706, 0x40e9b72e],
 }
 
 

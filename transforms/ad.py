@@ -286,9 +286,12 @@ def _backward_pass(jaxpr, consts, linear, args, cts_out):
     # contributions are summed in the order they arrive, as JAX sums them
     pieces: dict = {}
 
+    at = {id(e): i for i, e in enumerate(lin_eqns)}
+
     def flush(v):
         if v in pieces:
-            ct_env[v] = _join_slice_cts(v.aval, pieces.pop(v), ct_env.get(v))
+            for run in _split_runs(v, pieces.pop(v), lin_eqns, at):
+                ct_env[v] = _join_slice_cts(v.aval, run, ct_env.get(v))
             _set_hint(ct_env[v], cotangent_hint(v.hint))
 
     def add_ct(v, ct):
@@ -390,6 +393,27 @@ def _check_ct_memory(aval, ct, eqn):
                             hint="put the value back where it came from before it is "
                                  "differentiated, or differentiate with respect to the "
                                  "value in the other memory")
+
+
+def _split_runs(v, pieces, lin_eqns, at):
+    """`pieces` ((cotangent, slice equation) pairs of `v`, in the order they arrived)
+    cut into the runs a `jnp.split` makes: slices of increasing intervals of one axis
+    with only slices of `v` between them in `lin_eqns` (`at`: equation id -> position;
+    a part nobody reads is such a slice). A run is joined as JAX transposes its
+    `split`; any other slice is JAX's own slice, transposed alone (one concatenate of
+    two slices' cotangents, where JAX adds two pads, fuses and rounds differently)."""
+    runs = [[pieces[0]]]
+    for ct, eqn in pieces[1:]:
+        last = runs[-1][-1][1]
+        axis, _, end = _interval(v.aval, eqn.params)
+        last_axis, start, _ = _interval(v.aval, last.params)
+        between = lin_eqns[at[id(eqn)] + 1:at[id(last)]]
+        if (axis is not None and axis == last_axis and end <= start and all(
+                e.primitive is slice_p and e.invars[0] is v for e in between)):
+            runs[-1].append((ct, eqn))
+        else:
+            runs.append([(ct, eqn)])
+    return runs
 
 
 def _join_slice_cts(aval, pieces, prev=None):
