@@ -281,24 +281,31 @@ def _backward_pass(jaxpr, consts, linear, args, cts_out):
                 env[v] = o
                 _set_hint(o, v.hint)
     ct_env: dict = {}
+    # var -> the slices' cotangents that arrived since its last other contribution;
+    # joined into its running total before the next one (or when it is read), so the
+    # contributions are summed in the order they arrive, as JAX sums them
+    pieces: dict = {}
+
+    at = {id(e): i for i, e in enumerate(lin_eqns)}
+
+    def flush(v):
+        if v in pieces:
+            for run in _split_runs(v, pieces.pop(v), lin_eqns, at):
+                ct_env[v] = _join_slice_cts(v.aval, run, ct_env.get(v))
+            _set_hint(ct_env[v], cotangent_hint(v.hint))
 
     def add_ct(v, ct):
         if isinstance(ct, Zero) or ct is None:
             return
+        flush(v)
         prev = ct_env.get(v)
         new = ct if prev is None else add_tangents(prev, ct)
         ct_env[v] = new
         _set_hint(new, cotangent_hint(v.hint))
 
-    pieces: dict = {}   # var -> slices' cotangents, joined when its cotangent is read
-
     def take_ct(v):
-        ct = ct_env.pop(v, None)
-        if v in pieces:
-            joined = _join_slice_cts(v.aval, pieces.pop(v))
-            ct = joined if ct is None else add_tangents(ct, joined)
-            _set_hint(ct, cotangent_hint(v.hint))
-        return ct
+        flush(v)
+        return ct_env.pop(v, None)
 
     for a, ct in zip(jaxpr.outvars, cts_out):
         if isinstance(a, Var) and a in lin:
@@ -388,12 +395,36 @@ def _check_ct_memory(aval, ct, eqn):
                                  "value in the other memory")
 
 
-def _join_slice_cts(aval, pieces):
-    """The cotangent of a value read through the slices `pieces` ((cotangent, slice
-    equation) pairs): when they cut one axis into disjoint unit-stride intervals (the
-    parts of a `jnp.split`), one `concatenate` of them with zeros in the gaps -- the
-    transpose JAX's `split` has --, instead of one zero-padded full-size array per
-    slice summed by `add_any` (three full-size buffers written for q, k, v's split)."""
+def _split_runs(v, pieces, lin_eqns, at):
+    """`pieces` ((cotangent, slice equation) pairs of `v`, in the order they arrived)
+    cut into the runs a `jnp.split` makes: slices of increasing intervals of one axis
+    with only slices of `v` between them in `lin_eqns` (`at`: equation id -> position;
+    a part nobody reads is such a slice). A run is joined as JAX transposes its
+    `split`; any other slice is JAX's own slice, transposed alone (one concatenate of
+    two slices' cotangents, where JAX adds two pads, fuses and rounds differently)."""
+    runs = [[pieces[0]]]
+    for ct, eqn in pieces[1:]:
+        last = runs[-1][-1][1]
+        axis, _, end = _interval(v.aval, eqn.params)
+        last_axis, start, _ = _interval(v.aval, last.params)
+        between = lin_eqns[at[id(eqn)] + 1:at[id(last)]]
+        if (axis is not None and axis == last_axis and end <= start and all(
+                e.primitive is slice_p and e.invars[0] is v for e in between)):
+            runs[-1].append((ct, eqn))
+        else:
+            runs.append([(ct, eqn)])
+    return runs
+
+
+def _join_slice_cts(aval, pieces, prev=None):
+    """`prev` (the cotangent so far of a value, or None) plus the cotangents `pieces`
+    ((cotangent, slice equation) pairs, in the order they arrived) of the slices of
+    it. When they cut one axis into disjoint unit-stride intervals (the parts of a
+    `jnp.split`), one `concatenate` of them with zeros in the gaps -- the transpose
+    JAX's `split` has --, instead of one zero-padded full-size array per slice summed
+    by `add_any` (three full-size buffers written for q, k, v's split): each element
+    then gets one term, added to `prev` as JAX adds it. Otherwise each slice's own
+    transpose (a pad), added to the running total in order, as JAX does."""
     parts = [_interval(aval, eqn.params) + (ct,) for ct, eqn in pieces]
     parts.sort(key=lambda p: p[1])
     axis = parts[0][0]
@@ -408,8 +439,9 @@ def _join_slice_cts(aval, pieces):
             if ct is not None:
                 operands.append(ct)
                 at = e
-        return concatenate(operands, axis)
-    total = Zero(aval)   # anything else: each slice's own transpose (a pad), summed
+        joined = concatenate(operands, axis)
+        return joined if prev is None else add_tangents(prev, joined)
+    total = Zero(aval) if prev is None else prev
     for ct, eqn in pieces:
         with core.source_info_context(_info(eqn, "backward")):
             ct_in, = slice_p.transpose(ct, UndefinedPrimal(aval), **eqn.params)
