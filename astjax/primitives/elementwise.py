@@ -328,7 +328,8 @@ tanh_p = unop("tanh", np.tanh, "stablehlo.tanh", INEXACT, accuracy=_ANY_OPERAND)
 defjvp(tanh_p, lambda t, y, x, accuracy=None: mul(t, mul(_c(x, 4), mul(
     logistic(mul(_c(x, 2), x), accuracy=accuracy), logistic(mul(_c(x, -2), x),
                                                              accuracy=accuracy))))
-       if accuracy is AccuracyMode.HIGHEST else mul(t, sub(_c(x, 1), integer_pow(y, 2))))
+       # (JAX's form, operation for operation: its rounding is JAX's)
+       if accuracy is AccuracyMode.HIGHEST else mul(add(t, mul(t, y)), sub(_c(x, 1), y)))
 
 
 def tanh(x, *, accuracy=None):
