@@ -252,7 +252,8 @@ def outer(a, b, out=None):
     _no_out(out, "jnp.outer")
     a, b = ravel(asarray_operand(a)), ravel(asarray_operand(b))
     a, b = promote_dtypes(a, b)
-    return lax.dot_general(a, b, (((), ()), ((), ())))
+    # a[:, None] * b[None, :], JAX's form: its derivative's sums round as JAX's
+    return multiply(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
