@@ -51,3 +51,43 @@ def test_cdf_values_and_weak_types():
     assert s.weak_type
     np.testing.assert_allclose(float(s), 0.85712355, rtol=1e-6)
     np.testing.assert_allclose(float(poisson.cdf(2., 3., 1)), 0.19914828, rtol=5e-6)
+
+
+def _hex(x):
+    return np.asarray(x).tobytes().hex()
+
+
+def test_var_std_divide_by_a_run_time_count_as_jax():
+    # JAX's var/std compile with the correction as an operand: eager digits differ from
+    # those of jit(var), where it is a constant (JAX 0.10.2's bits stored)
+    rng = np.random.RandomState(3)
+    a = rng.randn(6, 6).astype(np.float32)
+    v = rng.randn(300).astype(np.float32)
+    assert _hex(jnp.var(v)) == "14068a3f"
+    assert _hex(jax.jit(jnp.var)(v)) == "15068a3f"
+    assert _hex(jnp.std(v)) == "dcea843f"
+    assert _hex(jnp.var(v, ddof=1)) == "417c8a3f"
+    assert _hex(jnp.std(a, axis=0)) == "31af633f5bc9993f3a31313fbaa5133f621f633f00338d3f"
+    assert np.isnan(float(jnp.var(jnp.arange(5), ddof=5)))
+    with pytest.raises(ValueError):
+        jnp.var(v, ddof=1, correction=1)
+
+
+def test_cross_is_compiled_as_jax():
+    # JAX's jnp.cross is a jitted function: its a1 b2 - a2 b1 is one fused program
+    rng = np.random.RandomState(1)
+    a, b = rng.randn(2000, 3).astype(np.float32), rng.randn(2000, 3).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(jnp.cross(a, b)),
+                                  np.asarray(jax.jit(jnp.cross)(a, b)))
+
+
+def test_slerp_docstring_example_is_jax_digits():
+    # quaternions normalized by a dot product, as JAX's (a sum of squares differed in
+    # the last digit; as_euler printed 0 where JAX prints -2.3841858e-07)
+    from astjax.scipy.spatial.transform import Rotation, Slerp
+    rots = jnp.array([[90, 0, 0], [0, 45, 0], [0, 0, -30]])
+    slerp = Slerp.init([0, 1, 2], Rotation.from_euler('zxy', rots, degrees=True))
+    assert _hex(slerp.rotvecs) == "622b1d3f622b1dbf66b8bdbf225a44bff708febe1573523e"
+    out = slerp([0, 0.5, 1, 1.5, 2]).as_euler('zxy')
+    assert _hex(out) == ("da0fc93f000000000000000020645a3f8834c63e70f3353e000080b4dc0f493f"
+                         "00000000c01c68bd70c5c83eb02391be00000000000080b4940a06bf")
