@@ -91,3 +91,14 @@ def test_slerp_docstring_example_is_jax_digits():
     out = slerp([0, 0.5, 1, 1.5, 2]).as_euler('zxy')
     assert _hex(out) == ("da0fc93f000000000000000020645a3f8834c63e70f3353e000080b4dc0f493f"
                          "00000000c01c68bd70c5c83eb02391be00000000000080b4940a06bf")
+
+
+def test_array_byteswap_as_jax():
+    # its docstring example raised AttributeError (JAX 0.10.2's values)
+    x = jnp.arange(5, dtype="int32")
+    assert x.byteswap().tolist() == [0, 16777216, 33554432, 50331648, 67108864]
+    assert np.array(x.byteswap()).view(">i4").tolist() == [0, 1, 2, 3, 4]
+    assert _hex(jnp.array([1.5, -2.0], jnp.float16).byteswap()) == "3e00c000"
+    assert _hex(jnp.array([1 + 2j], jnp.complex64).byteswap()) == "3f80000040000000"
+    assert jnp.array([True, False]).byteswap().tolist() == [True, False]
+    assert jax.vmap(lambda a: a.byteswap())(jnp.ones((2, 3), jnp.int16)).tolist() == [[256] * 3] * 2

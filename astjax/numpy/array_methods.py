@@ -193,6 +193,17 @@ class ArrayMethods:
             out = _lax.reshape(out, shape[:-1] + (shape[-1] * n // m,) if shape else (n // m,))
         return _lax.ne(out, np.uint8(0)) if dst == np.bool_ else out
 
+    def byteswap(self):
+        """The elements with their bytes reversed (little- <-> big-endian); a complex
+        array swaps its real and imaginary parts' bytes apart."""
+        dt = np.dtype(self.dtype)
+        if dt.kind == "c":
+            return _lax.complex(self.real.byteswap(), self.imag.byteswap())
+        if dt.itemsize == 1:
+            return self
+        as_bytes = _lax.bitcast_convert_type(self, np.uint8)   # (..., itemsize)
+        return _lax.bitcast_convert_type(_lax.rev(as_bytes, (self.ndim,)), dt)
+
     def tobytes(self, order="C"):
         """The array's bytes (NumPy's `tobytes`)."""
         return np.asarray(self).tobytes(order=order)
