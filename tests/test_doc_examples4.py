@@ -102,3 +102,23 @@ def test_array_byteswap_as_jax():
     assert _hex(jnp.array([1 + 2j], jnp.complex64).byteswap()) == "3f80000040000000"
     assert jnp.array([True, False]).byteswap().tolist() == [True, False]
     assert jax.vmap(lambda a: a.byteswap())(jnp.ones((2, 3), jnp.int16)).tolist() == [[256] * 3] * 2
+
+
+# JAX 0.10.2's lax.linalg.cholesky_update(cholesky(spd).T, a[0]) (tests below), bit for bit
+CHOLUPD = ("2a088740ac3cf13ef926dd3f9fe6a53f77a4eb3fcec1e0bfa85557309ad30240ef68113e"
+           "9431113e9ee80d40a2b111bc02e4b330e3a32d30ddc7ba3f5c68d13e7973a03fa403df3e"
+           "c2d27031a574e8303148c6b110be6840798c4d3f267b553d02be8c301dda0730a9c2e7b0"
+           "d290533232d9194025328e3edcb2d4b0ea4e4db026202f31a7dd9fb2fa9b7f2f80c0f33f"
+           )
+
+
+def test_cholesky_update_is_jax_bits():
+    # eager and jitted: the Givens loop lowered so that XLA fuses it as JAX's program
+    # (the rows below the diagonal, rounding noise, and two entries differed in the last bit)
+    rng = np.random.RandomState(0)
+    a = rng.randn(6, 6).astype(np.float32)
+    spd = a @ a.T + np.eye(6, dtype=np.float32)
+    lin = jax.lax.linalg
+    r = lin.cholesky(spd).T
+    assert _hex(lin.cholesky_update(r, a[0])) == CHOLUPD
+    assert _hex(jax.jit(lin.cholesky_update)(r, a[0])) == CHOLUPD
