@@ -122,3 +122,11 @@ def test_cholesky_update_is_jax_bits():
     r = lin.cholesky(spd).T
     assert _hex(lin.cholesky_update(r, a[0])) == CHOLUPD
     assert _hex(jax.jit(lin.cholesky_update)(r, a[0])) == CHOLUPD
+
+
+@pytest.mark.parametrize("kw", [dict(axis=1), dict(axis=0, ord=3), dict(axis=1, ord=0.5)])
+def test_norm_is_compiled_as_jax(kw):
+    # JAX's jnp.linalg.norm is a jitted function: eager digits are its compiled ones
+    a = np.random.RandomState(3).randn(60, 70).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(jnp.linalg.norm(a, **kw)),
+                                  np.asarray(jax.jit(lambda x: jnp.linalg.norm(x, **kw))(a)))

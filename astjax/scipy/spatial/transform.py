@@ -17,7 +17,7 @@ import typing
 
 import numpy as np
 
-from ... import lax
+from ... import lax as _lax
 from ... import numpy as jnp
 from ... import random as jrandom
 from ...errors import ArgumentTypeError, ArgumentValueError
@@ -30,7 +30,7 @@ _AXIS = {"x": 0, "y": 1, "z": 2}
 def _norm(v):
     # (a dot product per vector, as JAX's vectorized jnp.dot: its digits, not a sum's)
     batch = tuple(range(jnp.ndim(v) - 1))
-    return jnp.sqrt(lax.dot_general(v, v, (((len(batch),), (len(batch),)), (batch, batch))))
+    return jnp.sqrt(_lax.dot_general(v, v, (((len(batch),), (len(batch),)), (batch, batch))))
 
 
 def _normalize(quat):
