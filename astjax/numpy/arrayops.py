@@ -509,6 +509,7 @@ def ix_(*args):
 
 
 
+@library_jit(static_argnames=("axisa", "axisb", "axisc", "axis"))   # (as JAX: fused digits)
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Return the cross product of 2- or 3-vectors.
     Args: a, b: arrays; axisa, axisb, axisc: vector axes; axis: overrides all three.

@@ -388,7 +388,6 @@ def _var_dtypes(a_dtype, dtype):
 _mean = mean  # (var's and std's `mean` parameter shadows it)
 
 
-@_library_jit(static_argnames=("axis", "dtype", "ddof", "keepdims", "correction"))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
         correction=None, *, mean=None) -> Array:
     """Variance of the elements of `a` over the given axes.
@@ -419,11 +418,23 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
       >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
       Array(1.25, dtype=float32)
     """
-    if correction is not None:
-        if not isinstance(ddof, int) or ddof != 0:
-            raise ArgumentValueError("ddof and correction can't be provided simultaneously.",
-                                     hint="pass one of them")
-        ddof = correction
+    return _var(a, axis=axis, dtype=dtype, correction=_correction(ddof, correction),
+                keepdims=keepdims, where=where, mean=mean)
+
+
+def _correction(ddof, correction):
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ArgumentValueError("ddof and correction can't be provided simultaneously.",
+                                 hint="pass one of them")
+    return correction
+
+
+# The correction is an operand, not a static argument, as in JAX: its compiled program
+# divides by a run-time N - ddof, whose digits differ from a division by a constant
+@_library_jit(static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, *, axis, dtype, correction, keepdims, where, mean):
     a = asarray_operand(a)
     _check_where("var", where)
     av = core.get_aval(a)
@@ -440,23 +451,20 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     sdt = core.get_aval(sq).dtype
     if where is None:
         s = sum(sq, axis=axes, dtype=sdt, keepdims=keepdims)
-        n = _count(av.shape, axes) - ddof
+        n = _count(av.shape, axes)
         n = (lax.convert_element_type(asarray_operand(n), sdt) if is_symbolic_dim(n)
              else np.asarray(n, sdt)[()])
     else:
         w = broadcast_to_shape(where, av.shape)
         s = sum(sq, axis=axes, dtype=sdt, keepdims=keepdims, where=w)
-        n = lax.sub(sum(lax.convert_element_type(w, sdt), axis=axes, keepdims=keepdims),
-                    np.asarray(ddof, sdt)[()])
+        n = sum(lax.convert_element_type(w, sdt), axis=axes, keepdims=keepdims)
+    n = lax.sub(n, lax.convert_element_type(asarray_operand(correction), sdt))
     r = lax.convert_element_type(lax.div(s, n), dtype)
     # NaN where N - ddof <= 0; a weak NaN, so an integer `dtype` turns into the default
     # float as JAX's result does
-    ok = (lax.gt(n, np.zeros((), sdt)[()]) if where is not None or isinstance(n, core.Tracer)
-          else np.asarray(n > 0))
-    return _where(ok, r, float("nan"))
+    return _where(lax.gt(n, np.zeros((), sdt)[()]), r, float("nan"))
 
 
-@_library_jit(static_argnames=("axis", "dtype", "ddof", "keepdims", "correction"))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
         correction=None, *, mean=None) -> Array:
     """Standard deviation (square root of `var`) over the given axes.
@@ -475,7 +483,14 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
         raise ArgumentValueError(f"dtype argument to jnp.std must be inexact; got "
                                  f"{dtypes.dtype(dtype)}",
                                  hint="pass a floating or complex dtype")
-    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where, correction, mean=mean))
+    return _std(a, axis=axis, dtype=dtype, correction=_correction(ddof, correction),
+                keepdims=keepdims, where=where, mean=mean)
+
+
+@_library_jit(static_argnames=("axis", "dtype", "keepdims"))   # (as `_var`)
+def _std(a, *, axis, dtype, correction, keepdims, where, mean):
+    return lax.sqrt(_var(a, axis=axis, dtype=dtype, correction=correction,
+                         keepdims=keepdims, where=where, mean=mean))
 
 
 @_library_jit(static_argnames=("axis", "keepdims"))

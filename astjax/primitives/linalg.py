@@ -536,14 +536,16 @@ def _cholupd_fn(r, w):
         return L.broadcast_in_dim(v, ra.shape[:-1], tuple(range(nd - 2)))
     for k in range(n):
         row = L.index_in_dim(r, k, nd - 2, keepdims=False)
-        x, y = last(row, k), last(w, k)
+        # R[k, k] sliced from R itself, not from `row`, as JAX's R[k, k]: XLA then fuses
+        # as it fuses JAX's program (which gives JAX's last bits, FMAs included)
+        x, y = last(L.index_in_dim(r, k, nd - 2, keepdims=False), k), last(w, k)
         ax, ay = L.abs(x), L.abs(y)
         den = L.select(L.gt(ax, ay), ax, ay)
         xs, ys = L.div(x, den), L.div(y, den)
-        rh = L.rsqrt(L.add(L.mul(xs, xs), L.mul(ys, ys)))
+        rh = L.div(L.full_like(y, one), L.sqrt(L.add(L.mul(xs, xs), L.mul(ys, ys))))
         is0 = L.eq(y, L.full_like(y, 0))
         c = per_row(L.select(is0, L.full_like(y, one), L.mul(xs, rh)))
-        s = per_row(L.select(is0, L.full_like(y, zero), L.neg(L.mul(ys, rh))))
+        s = per_row(L.select(is0, L.full_like(y, zero), L.mul(L.neg(ys), rh)))
         new_row = L.sub(L.mul(c, row), L.mul(s, w))
         w = L.add(L.mul(c, w), L.mul(s, row))
         r = L.dynamic_update_slice(r, L.expand_dims(new_row, (nd - 2,)),

@@ -111,6 +111,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
+@library_jit(static_argnames=("ord", "axis", "keepdims"))   # (compiled, as JAX's: its digits)
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     """Vector or matrix norm, chosen by `axis` and `ord` as in NumPy.
 

@@ -17,6 +17,7 @@ import typing
 
 import numpy as np
 
+from ... import lax as _lax
 from ... import numpy as jnp
 from ... import random as jrandom
 from ...errors import ArgumentTypeError, ArgumentValueError
@@ -27,7 +28,9 @@ _AXIS = {"x": 0, "y": 1, "z": 2}
 
 
 def _norm(v):
-    return jnp.sqrt(jnp.sum(v * v, axis=-1))
+    # (a dot product per vector, as JAX's vectorized jnp.dot: its digits, not a sum's)
+    batch = tuple(range(jnp.ndim(v) - 1))
+    return jnp.sqrt(_lax.dot_general(v, v, (((len(batch),), (len(batch),)), (batch, batch))))
 
 
 def _normalize(quat):
@@ -38,9 +41,11 @@ def _compose(p, q):
     """Hamilton product p * q of scalar-last quaternions (broadcast over leading axes)."""
     px, py, pz, pw = (p[..., i] for i in range(4))
     qx, qy, qz, qw = (q[..., i] for i in range(4))
-    return jnp.stack([pw * qx + qw * px + py * qz - pz * qy,
-                      pw * qy + qw * py + pz * qx - px * qz,
-                      pw * qz + qw * pz + px * qy - py * qx,
+    # (the vector part's cross product by jnp.cross, compiled: JAX's digits)
+    cross = jnp.cross(p[..., :3], q[..., :3])
+    return jnp.stack([pw * qx + qw * px + cross[..., 0],
+                      pw * qy + qw * py + cross[..., 1],
+                      pw * qz + qw * pz + cross[..., 2],
                       pw * qw - px * qx - py * qy - pz * qz], axis=-1)
 
 
