@@ -1,0 +1,64 @@
+"""Differences the program fuzzer's third construct family (`--enable constructs3`,
+seeds 9300000..) found on main, each a minimal program checked against plain Python
+with NumPy (the reference the fuzzer uses)."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+
+def _max_of_filtered_generator(x, w):
+    # seed 9300001: `max(gen)` / `min(list)` of staged scalars was a
+    # TracerBoolConversionError where `max(a, b)` is an elementwise maximum by design
+    t = max(jnp.sum(r) * 0.1 for r in [w, x, w] if r.shape[0] > 2)
+    u = min([jnp.sum(r) * 0.1 for r in [x, w]])
+    v = max(iter([x[0]])) + min(r for r in x)   # one item: itself; an array's rows
+    return jnp.tanh(x * t + u + v)
+
+
+def _reference(x, w):
+    t = max(np.sum(r) * 0.1 for r in [w, x, w] if r.shape[0] > 2)
+    u = min([np.sum(r) * 0.1 for r in [x, w]])
+    v = max(iter([x[0]])) + min(r for r in x)
+    return np.tanh(x * t + u + v)
+
+
+X = np.array([0.3, -1.1, 0.7])
+W = np.array([-0.2, 0.9, 0.4])
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit])
+def test_builtin_max_min_of_one_iterable_of_staged_values(wrap):
+    np.testing.assert_allclose(np.asarray(wrap(_max_of_filtered_generator)(X, W)),
+                               _reference(X, W), rtol=1e-6)
+
+
+def test_builtin_max_of_iterable_differentiates_and_batches():
+    loss = lambda x, w: jnp.sum(_max_of_filtered_generator(x, w))   # noqa: E731
+    g = astjax.grad(loss)(X, W)
+    h = 1e-6
+    fd = [(np.sum(_reference(X + h * e, W)) - np.sum(_reference(X - h * e, W))) / (2 * h)
+          for e in np.eye(3)]
+    np.testing.assert_allclose(np.asarray(g), fd, rtol=1e-4, atol=1e-6)
+    xb = np.stack([X, W, X * 0.5])
+    got = astjax.vmap(_max_of_filtered_generator, in_axes=(0, None))(xb, W)
+    np.testing.assert_allclose(np.asarray(got), [_reference(r, W) for r in xb], rtol=1e-6)
+
+
+def _max_of_vectors(x):
+    return max([x, x * 2])
+
+
+def _min_of_empty(x):
+    return min(r for r in [] if r) + x
+
+
+def test_builtin_max_of_iterable_keeps_pythons_errors():
+    # Python compares the items with `<`: a vector's truth value is ambiguous (NumPy's
+    # ValueError), an empty iterable is Python's own ValueError; both located
+    with pytest.raises(astjax.errors.AmbiguousTruthValueError, match="max"):
+        astjax.jit(_max_of_vectors)(X)
+    with pytest.raises(ValueError, match="empty") as e:
+        astjax.jit(_min_of_empty)(X)
+    assert isinstance(e.value, astjax.errors.AstjaxError) and e.value.loc.line is not None
