@@ -221,10 +221,7 @@ class Constructs3Mixin:
             e.scalars.append(w)
             e.arrays.append(u)
         body, _ = self.block(e, depth + 1)
-        for kind in ("arrays", "scalars"):
-            for n in getattr(e, kind):
-                if n not in getattr(env, kind):
-                    getattr(env, kind).append(n)
+        self._keep_defined(env, e)
         return [Block([[header, body]])]
 
     def s_cond_comp(self, env, depth):
