@@ -62,3 +62,31 @@ def test_builtin_max_of_iterable_keeps_pythons_errors():
     with pytest.raises(ValueError, match="empty") as e:
         astjax.jit(_min_of_empty)(X)
     assert isinstance(e.value, astjax.errors.AstjaxError) and e.value.loc.line is not None
+
+
+def _returns_a_deleted_temporary(x):
+    for i in range(3):
+        t = x * i
+        del t
+    return x, t
+
+
+def _returns_a_loop_binding(x, n):
+    for i in range(n):
+        t = x * (i + 1.0)
+    return x, t
+
+
+def test_return_of_a_name_a_loop_deleted_is_located_at_the_return():
+    # the loop left `t` an `Undefined`, which `return` handed to `jit`: the NameError was
+    # located at the jit call, outside the user's code
+    with pytest.raises(NameError, match="'t'") as e:
+        astjax.jit(_returns_a_deleted_temporary)(X)
+    assert e.value.loc.line == _returns_a_deleted_temporary.__code__.co_firstlineno + 4
+
+
+def test_return_of_a_name_a_staged_loop_binds_is_unchanged():
+    x, t = astjax.jit(_returns_a_loop_binding)(X, 2)
+    np.testing.assert_allclose(np.asarray(t), X * 2.0, rtol=1e-6)
+    g = astjax.grad(lambda x, n: jnp.sum(_returns_a_loop_binding(x, n)[1]))(X, 3)
+    np.testing.assert_allclose(np.asarray(g), [3.0, 3.0, 3.0], rtol=1e-6)

@@ -30,12 +30,12 @@ from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, Concreti
 from . import call_tape, converter, object_effects, sourceless
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, compare_chain,
-                         if_exp, if_stmt, ld, not_, now, or_)
+                         defined, if_exp, if_stmt, ld, not_, now, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 
 __all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "global_with",
            "augmented", "per_trip_effect",
-           "Undefined", "UndefinedReturnValue", "ld",
+           "Undefined", "UndefinedReturnValue", "ld", "defined",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
            "now", "compare_chain",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
