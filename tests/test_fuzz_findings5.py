@@ -90,3 +90,55 @@ def test_return_of_a_name_a_staged_loop_binds_is_unchanged():
     np.testing.assert_allclose(np.asarray(t), X * 2.0, rtol=1e-6)
     g = astjax.grad(lambda x, n: jnp.sum(_returns_a_loop_binding(x, n)[1]))(X, 3)
     np.testing.assert_allclose(np.asarray(g), [3.0, 3.0, 3.0], rtol=1e-6)
+
+
+def _bound_unless_raised_in_a_loop(x, p):
+    # seeds 9300058, 9300094: `w` is bound on every path of the static `if` that does
+    # not raise; liveness let the `raise` fall through, so `w` was live across the
+    # trips and the staged `if` had to carry it from its else branch, where it is not
+    # bound (a located UndefinedVariableError for a valid program)
+    for k in range(2):
+        if jnp.sum(x) > 0.3:
+            if isinstance(p, dict):
+                w = p["w"]
+            elif isinstance(p, tuple):
+                w = p[0]
+            else:
+                raise TypeError(f"p is a {type(p).__name__}")
+            x = x * 0.5 + w * 0.5
+        else:
+            x = jnp.tanh(x - 1.0)
+    k = 0
+    while k < 2:
+        k += 1
+        if x[-1] > 0.3:
+            x = jnp.sin(x)
+        else:
+            if not isinstance(p, dict):
+                raise ValueError(f"bad p: {p!r}")
+            v = p["w"]
+            x = x + v * 0.1
+    return x
+
+
+def _bound_unless_raised_reference(x, p):
+    for k in range(2):
+        if np.sum(x) > 0.3:
+            x = x * 0.5 + p["w"] * 0.5
+        else:
+            x = np.tanh(x - 1.0)
+    for k in range(2):
+        x = np.sin(x) if x[-1] > 0.3 else x + p["w"] * 0.1
+    return x
+
+
+@pytest.mark.parametrize("x", [X, W * 2.0, -X])
+def test_a_name_bound_on_every_path_that_does_not_raise_is_not_carried(x):
+    p = {"w": W}
+    want = _bound_unless_raised_reference(x, p)
+    np.testing.assert_allclose(np.asarray(astjax.jit(_bound_unless_raised_in_a_loop)(x, p)),
+                               want, rtol=1e-6)
+    got = astjax.vmap(_bound_unless_raised_in_a_loop, in_axes=(0, None))(np.stack([x, x]), p)
+    np.testing.assert_allclose(np.asarray(got[1]), want, rtol=1e-6)
+    g = astjax.grad(lambda x: jnp.sum(_bound_unless_raised_in_a_loop(x, p)))(x)
+    assert np.all(np.isfinite(np.asarray(g)))
