@@ -142,3 +142,15 @@ def test_a_name_bound_on_every_path_that_does_not_raise_is_not_carried(x):
     np.testing.assert_allclose(np.asarray(got[1]), want, rtol=1e-6)
     g = astjax.grad(lambda x: jnp.sum(_bound_unless_raised_in_a_loop(x, p)))(x)
     assert np.all(np.isfinite(np.asarray(g)))
+
+
+@pytest.mark.parametrize("seed", [9300001, 9300058, 9300094])
+def test_constructs3_finding_programs(seed):
+    # the whole generated programs of the findings above, under every check
+    from fuzz.checks import run_program
+    from fuzz.gen import generate
+    from fuzz.gen_constructs3 import CONSTRUCTS3
+    case = run_program(generate(seed, enabled=CONSTRUCTS3))
+    assert case.status is None, (seed, case.status, getattr(case, "invalid_reason", ""))
+    bad = case.failures()
+    assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())
