@@ -283,7 +283,14 @@ class custom_vjp(_Transformed):
             fwd_args = [(live(a) if is_ref(a) else ra.now(a, _consts)) if i in nd else a
                         for i, a in enumerate(full(p_args))]
             with differentiation(level):
-                out, res = as_callable(user_fwd)(*fwd_args)
+                got = as_callable(user_fwd)(*fwd_args)
+            if not (isinstance(got, (tuple, list)) and len(got) == 2):   # JAX's TypeError
+                raise StructureError(
+                    f"Custom VJP fwd rule {getattr(user_fwd, '__name__', '?')} for function "
+                    f"{getattr(fun, '__name__', '?')} must produce a pair (list or tuple of "
+                    "length two) of the primal output and the residuals, got "
+                    f"{type(got).__name__}", hint="return `out, residuals` from the fwd rule")
+            out, res = got
             res_refs[0] = rr = _RefArgs(*tree_util.flatten_for_staging(res))
             # Python scalars among the residuals reach bwd as they are (JAX keeps them
             # as literals; equinox's filter_custom_vjp passes its `perturbed` bools on)

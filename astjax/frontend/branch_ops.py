@@ -69,6 +69,16 @@ def ld(local_vars, name):
     return local_vars[name] if name in local_vars else Undefined(name)
 
 
+def defined(value):
+    """`return ag__.defined(x)` (or of a tuple `x, y`) where `x` may be unbound: an
+    `Undefined` returned would be read only by the caller (or `jit`, outside the user's
+    code); Python raises its NameError at the `return`, and so does this."""
+    for v in value if type(value) is tuple else (value,):
+        if isinstance(v, Undefined) and not isinstance(v, UndefinedReturnValue):
+            v._fail()
+    return value
+
+
 def is_staged(x) -> bool:
     """A staged value whose value is not known while staging."""
     return isinstance(x, Tracer) and x.known is None

@@ -631,6 +631,21 @@ class ControlFlowConverter(astbridge.Transformer):
                                node.end_col_offset))
         return node
 
+    def visit_Return(self, node):
+        """`return x` (or `return x, y`) where the analysis says `x` may be unbound: a
+        loop or branch may have left it `Undefined` (`del x` in a trip), which must
+        fail here, as Python's NameError would, not in the caller."""
+        self.generic_visit(node)
+        definitely = getattr(node, "ag_defined_in", (None,))[0]
+        own = self.locals[-1]   # (a global or a closure's free name is Python's to check)
+        v = node.value
+        names = v.elts if isinstance(v, gast.Tuple) else [v]
+        if definitely is not None and own is not None and any(
+                isinstance(n, gast.Name) and n.id in own and n.id not in definitely
+                for n in names):
+            node.value = replace_expr("ag__.defined(v)", v=v)
+        return node
+
     def visit_IfExp(self, node):
         self.generic_visit(node)
         body = self._thunk(node.body, "a branch of `x if c else y`")

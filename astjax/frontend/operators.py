@@ -30,12 +30,12 @@ from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, Concreti
 from . import call_tape, converter, object_effects, sourceless
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, compare_chain,
-                         if_exp, if_stmt, ld, not_, now, or_)
+                         defined, if_exp, if_stmt, ld, not_, now, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 
 __all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "global_with",
            "augmented", "per_trip_effect",
-           "Undefined", "UndefinedReturnValue", "ld",
+           "Undefined", "UndefinedReturnValue", "ld", "defined",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
            "now", "compare_chain",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
@@ -160,10 +160,28 @@ def _run_unconverted(f, args, kwargs):
         raise located_builtin_error(e, hint=_builtin_hint(f, args)) from None
 
 
+def _extremum_of_items(f, args, kwargs):
+    """`max(xs)` / `min(gen)` of one iterable (a list, tuple, generator -- not an array,
+    which Python iterates by rows): its items, read once (a generator is consumed here),
+    as `max(a, b, ...)` on staged values; `(None, args)` when no item is staged, with
+    the items as the call's argument (the same result from Python's `max`)."""
+    if (len(args) != 1 or kwargs or isinstance(args[0], (core.Tracer, str, bytes))
+            or hasattr(args[0], "shape") or not hasattr(args[0], "__iter__")):
+        return None, args
+    items = list(args[0])
+    if not any(isinstance(a, core.Tracer) and a.known is None for a in items):
+        return None, (items,)
+    if len(items) == 1:   # Python returns the only item as it is (no comparison)
+        return items[0], args
+    return _builtin_on_staged(f, tuple(items), {}), args
+
+
 def call(f, /, *args, **kwargs):
     """Call `f`, converting it first when it is user code."""
     if f is max or f is min:
-        r = _builtin_on_staged(f, args, kwargs)
+        r, args = _extremum_of_items(f, args, kwargs)
+        if r is None:
+            r = _builtin_on_staged(f, args, kwargs)
         if r is not None:
             return r
     target = _convertible(f)

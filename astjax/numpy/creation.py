@@ -324,6 +324,11 @@ def eye(N, M=None, k=0, dtype=None) -> Array:
            [0., 1.]], dtype=float32)
     """
     N, M = _dims("jnp.eye", N, N if M is None else M)
+    k_dtype = k.dtype if hasattr(k, "dtype") else np.asarray(k).dtype
+    if np.shape(k) != () or not np.issubdtype(k_dtype, np.integer):
+        raise ArgumentValueError(f"k must be a scalar integer; got {k!r:.60}",
+                                 hint="the diagonal offset is an int: 0 the main diagonal, "
+                                      "1 the one above")
     dt = _dtype(dtype, dtypes.dtype(float))
     r = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     c = lax.broadcasted_iota(dtypes.int32, (N, M), 1)

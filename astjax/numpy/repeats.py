@@ -31,8 +31,9 @@ def tile(A, reps):
     """
     A = asarray(A)
     reps = _count(reps, "jnp.tile: reps")
-    reps = (reps,) if isinstance(reps, (int, np.integer)) else \
-        tuple(static_int(r, "jnp.tile: reps") for r in reps)
+    # (a scalar of another type -- `2.5` -- is static_int's TypeError, as JAX's)
+    reps = tuple(static_int(r, "jnp.tile: reps") for r in (
+        reps if isinstance(reps, (tuple, list)) or np.ndim(reps) else (reps,)))
     nd = max(len(reps), ndim(A))
     A = reshape(A, (1,) * (nd - ndim(A)) + shape(A))
     reps = (1,) * (nd - len(reps)) + reps

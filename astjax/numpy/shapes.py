@@ -9,8 +9,8 @@ import numpy as np
 
 from .. import core, lax
 from ..api import typeof
-from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError, ShapeError,
-                      ShapeValueError)
+from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError,
+                      NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
 from ..lax_extended import Physical as _Physical
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
@@ -105,6 +105,13 @@ def _reshape(a, shape, order="C", *, out_sharding=None) -> Array:
     if math.prod(shape) != av.size:  # JAX's jnp.reshape: a TypeError
         raise ShapeError(f"cannot reshape an array of shape {av.shape} (size {av.size}) into "
                          f"shape {tuple(shape)} (size {math.prod(shape)})")
+    if order not in ("C", "F"):   # JAX's classes: 'A' is not implemented, others unknown
+        hint = "pass order='C' (row-major, the default) or order='F' (column-major)"
+        if order == "A":
+            raise NotImplementedInAstjaxError("np.reshape order=A is not implemented (in JAX "
+                                              "either)", hint=hint)
+        raise ArgumentValueError(f"Unexpected value for 'order' argument: {order!r:.40}",
+                                 hint=hint)
     if order == "F":
         if out_sharding is not None:    # laid out for the reversed shape, as JAX does
             out_sharding = _out_layout(out_sharding, "jnp.reshape")

@@ -71,6 +71,9 @@ def array_split(ary, indices_or_sections, axis=0):
     n = shape(ary)[canonicalize_axis(axis, ndim(ary), "array_split")]
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
+        if k == 0:   # (JAX's ZeroDivisionError, from the same division)
+            raise ArgumentZeroDivisionError("array_split: integer division or modulo by zero "
+                                            "(0 sections)", hint="ask for at least one section")
         q, r = divmod(n, k)
         sizes = [q + 1] * r + [q] * (k - r)
         idx = list(np.cumsum(sizes)[:-1])

@@ -27,8 +27,8 @@ import numpy as np
 from .. import core, lax
 from ..api import device_put, jit
 from ..primitives.untyped_made import not_made_here
-from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
-                      AxisError, ScalarOverflowError, TracerIntegerConversionError)
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ArityError,
+                      AstjaxError, AxisError, ScalarOverflowError, TracerIntegerConversionError)
 from ..primitives.structural import out_layout
 from ..sharding import (AxisType, NamedSharding, PartitionSpec, auto_axes, get_abstract_mesh,
                         reshard)
@@ -86,6 +86,8 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
             if isinstance(e, AstjaxError):
                 raise
             raise ScalarOverflowError(str(e), hint="pass an array of a wider dtype") from None
+        except ArityError:   # a call the signature refuses (`jnp.clip(x, a_min=0)`)
+            raise
         except ArgumentTypeError:
             # an argument `jit` does not take (an object with `__jax_array__`, ...): the
             # function's own conversion decides, op by op (its error, or its value)

@@ -6,6 +6,7 @@ after every family).
 from __future__ import annotations
 
 import builtins as _builtins
+from collections.abc import Sequence as _Sequence
 import operator as _operator
 
 import numpy as _np
@@ -435,6 +436,10 @@ def cond(pred, true_fun, false_fun, *operands, **kwargs):
     n = len(operands) + ("operand" in kwargs)
     for f in (true_fun, false_fun):
         _checked("lax.cond", f, n)
+    if pred is None or isinstance(pred, _Sequence):   # JAX's TypeErrors, before staging
+        raise _ArgumentTypeError(f"lax.cond: the predicate must be a scalar, got {pred!r:.40} "
+                                 f"of type {type(pred).__name__}",
+                                 hint="pass a boolean (or number) scalar: lax.cond(x > 0, ...)")
     return _cond_mod.cond(pred, true_fun, false_fun, *operands, **kwargs)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, DTypeError,
-                      ShapeError)
+                      ShapeError, ShapeValueError)
 from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shape
 from .. import numpy as jnp
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
@@ -107,15 +107,19 @@ def _float_dtype(dtype, name, kinds=(np.floating,)):
     return dt
 
 
-def _check_shape(name, shape, *param_shapes):
+def _check_shape(name, shape, *param_shapes, error=None):
+    """Parameter shapes must broadcast to `shape` exactly: JAX's ValueError (`error`
+    instead where JAX's own check is another: `uniform`'s arithmetic's TypeError)."""
     if param_shapes:
         try:
             b = broadcast_shapes(shape, *param_shapes)
-        except ShapeError:
+        except (ShapeError, ShapeValueError):
             b = None
         if b != tuple(shape):
-            raise ShapeError(f"`random.{name}`: shape {tuple(shape)} is not compatible with "
-                             f"parameter shapes {', '.join(map(str, param_shapes))}")
+            raise (error or ShapeValueError)(
+                f"`random.{name}`: shape {tuple(shape)} is not compatible with parameter "
+                f"shapes {', '.join(map(str, param_shapes))}",
+                hint="parameter shapes must broadcast to the `shape` argument exactly")
 
 
 def _broadcast_to_rank(x, rank):
@@ -126,7 +130,8 @@ def _broadcast_to_rank(x, rank):
 def _uniform_impl(key, minval, maxval, shape, dtype):
     _check_shape("uniform", shape, np.shape(minval) if not hasattr(minval, "aval") else
                  core.get_aval(minval).shape,
-                 np.shape(maxval) if not hasattr(maxval, "aval") else core.get_aval(maxval).shape)
+                 np.shape(maxval) if not hasattr(maxval, "aval") else core.get_aval(maxval).shape,
+                 error=ShapeError)
     minval = _broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
     maxval = _broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
     fi = dtypes.finfo(dtype)
@@ -394,7 +399,10 @@ def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: boo
     else:
         [p_arr] = promote_args_inexact("choice", jnp.asarray(p))
         if core.get_aval(p_arr).shape != (n_inputs,):
-            raise ShapeError("p must be None or a 1D vector with the same size as a.shape[axis]")
+            raise ShapeValueError(   # (JAX's ValueError)
+                f"p must be None or a 1D vector with the same size as a.shape[axis]. p has "
+                f"shape {core.get_aval(p_arr).shape} and a.shape[axis] is {n_inputs}.",
+                hint="pass one probability per choice")
         if replace:
             p_cuml = jnp.cumsum(p_arr)
             pdt = core.get_aval(p_cuml).dtype

@@ -21,6 +21,7 @@ import random
 from .gen_constructs import CONSTRUCTS, ConstructsMixin
 from .gen_constructs import PRELUDE as CONSTRUCTS_PRELUDE
 from .gen_constructs2 import CONSTRUCTS2, PRELUDE2, Constructs2Mixin
+from .gen_constructs3 import CONSTRUCTS3, PRELUDE3, Constructs3Mixin
 from .nodes import Block, Line
 
 FEATURES = (
@@ -54,8 +55,12 @@ FEATURES = (
 # each its own switch, and `closures` (`gen_constructs.s_closures`: functions closing over
 # a loop variable), and the second family (`gen_constructs2.CONSTRUCTS2`: `match`,
 # chained comparisons, lambda defaults, `o.v += ...`, `nonlocal` in a loop, star rows)
+# and the third (`gen_constructs3.CONSTRUCTS3`: `enumerate(zip(...))` with tuple targets,
+# containers written in loops, static checks, closures over loop-carried names,
+# `while True`, nested conditional arguments, `del` of loop temporaries, `global` +
+# `nonlocal`, `named_scope`, filtered comprehensions into `sum` / `max`)
 DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged",
-               "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2
+               "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3
 
 
 def render_body(body, mode, indent):
@@ -124,6 +129,7 @@ class Program:
     uses_pystate_hidden = False   # `pystate_hidden`: `Slotted`, `Counted`, `OPT`
     uses_constructs = False   # a `CONSTRUCTS` feature: `lax`, `CM`, `Pair`, `rec`, `kw`, ...
     uses_constructs2 = False  # a `CONSTRUCTS2` feature: `Box`
+    uses_constructs3 = False  # a `CONSTRUCTS3` feature: `GC3`, `CM3`, `astjax.named_scope`
 
     def __init__(self, seed, body, ptype):
         self.seed, self.body, self.ptype = seed, body, ptype
@@ -135,7 +141,8 @@ class Program:
             PYSTATE_STAGED if self.uses_pystate_staged else "") + (
             PYSTATE_HIDDEN if self.uses_pystate_hidden else "") + (
             CONSTRUCTS_PRELUDE[mode] if self.uses_constructs else "") + (
-            PRELUDE2 if self.uses_constructs2 else "")
+            PRELUDE2 if self.uses_constructs2 else "") + (
+            PRELUDE3[mode] if self.uses_constructs3 else "")
         return PRELUDE[mode] + common + "\n".join(lines) + TAIL
 
     def nodes(self):
@@ -169,7 +176,7 @@ class Env:
         return e
 
 
-class Generator(ConstructsMixin, Constructs2Mixin):
+class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin):
     def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5, enabled=()):
         self.rng = random.Random(seed)
         self.seed = seed
@@ -292,11 +299,14 @@ class Generator(ConstructsMixin, Constructs2Mixin):
                       "assign_in_branches", "python_index", "global", "pystate",
                       "nested_loops", "try_stmt", "with_stmt", "lax_bodies", "walrus",
                       "containers", "aug_subscript", "dyn_slice", "class_methods", "closures",
-                      "match_stmt", "chained_cmp", "aug_attr", "nonlocal_loop"]
+                      "match_stmt", "chained_cmp", "aug_attr", "nonlocal_loop",
+                      "enum_zip", "container_loop", "closure_carry", "while_true",
+                      "del_loop_tmp", "global_nonlocal", "scope_with"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return", "comprehension", "star_unpack", "assert_del", "helper_kwonly",
-                  "recursion", "lambda_default", "star_rows"]
+                  "recursion", "lambda_default", "star_rows",
+                  "static_checks", "ifexp_args", "cond_comp"]
         kinds = [k for k in kinds if self.on.get(k.replace("assign_s", "assign"), True)]
         k = self.rng.choice(kinds)
         return getattr(self, "s_" + k)(env, depth)
@@ -666,4 +676,5 @@ def generate(seed, disabled=(), enabled=()):
     prog.uses_pystate_hidden = getattr(g, "uses_pystate_hidden", False)
     prog.uses_constructs = getattr(g, "uses_constructs", False)
     prog.uses_constructs2 = getattr(g, "uses_constructs2", False)
+    prog.uses_constructs3 = getattr(g, "uses_constructs3", False)
     return prog

@@ -109,6 +109,15 @@ PRELUDE = {
 class ConstructsMixin:
     """`Generator`'s `s_<construct>` methods (see the module docstring)."""
 
+    @staticmethod
+    def _keep_defined(env, inner):
+        """What a block that always runs to its end (`with`, a `try` that raises
+        nothing) defined: defined after it."""
+        for kind in ("arrays", "scalars"):
+            for n in getattr(inner, kind):
+                if n not in getattr(env, kind):
+                    getattr(env, kind).append(n)
+
     def _new_array(self, env, line_fn):
         v, new = self.target_array(env)
         out = line_fn(v)
@@ -241,10 +250,7 @@ class ConstructsMixin:
         else:
             parts = [["try:", body], ["except KeyError:", [Line("pass")]], ["else:", tail]]
         # no exception is raised: what the body defines is defined after it
-        for kind in ("arrays", "scalars"):
-            for n in getattr(e, kind):
-                if n not in getattr(env, kind):
-                    getattr(env, kind).append(n)
+        self._keep_defined(env, e)
         return [Block(parts)]
 
     def s_with_stmt(self, env, depth):
@@ -261,10 +267,7 @@ class ConstructsMixin:
             e = self.body_env(env)
             e.scalars.append(w)
         body, _ = self.block(e, depth + 1)
-        for kind in ("arrays", "scalars"):
-            for n in getattr(e, kind):
-                if n not in getattr(env, kind):
-                    getattr(env, kind).append(n)
+        self._keep_defined(env, e)
         return [Block([[header, body]])]
 
     # ---------------------------------------------------------------- unpacking, slices

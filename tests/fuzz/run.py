@@ -19,13 +19,14 @@ from fuzz.checks import CHECKS, run_program  # noqa: E402
 from fuzz.gen import generate  # noqa: E402
 from fuzz.gen_constructs import CONSTRUCTS  # noqa: E402
 from fuzz.gen_constructs2 import CONSTRUCTS2  # noqa: E402
+from fuzz.gen_constructs3 import CONSTRUCTS3  # noqa: E402
 from fuzz.reduce import reduce  # noqa: E402
 
 
 def expand(names):
     """`--enable`'s list: `constructs` stands for every `gen_constructs` feature,
-    `constructs2` for every `gen_constructs2` one."""
-    family = {"constructs": CONSTRUCTS, "constructs2": CONSTRUCTS2}
+    `constructs2` for every `gen_constructs2` one, `constructs3` for `gen_constructs3`'s."""
+    family = {"constructs": CONSTRUCTS, "constructs2": CONSTRUCTS2, "constructs3": CONSTRUCTS3}
     out = []
     for d in names.split(","):
         out += list(family[d]) if d in family else [d] if d else []
@@ -92,7 +93,7 @@ def main(argv=None):
     ap.add_argument("--checks", default=",".join(CHECKS))
     ap.add_argument("--disable", default="")
     ap.add_argument("--enable", default="", help="features off by default (gen.DEFAULT_OFF; "
-                    "`constructs`: all of gen_constructs.CONSTRUCTS, `constructs2`: of gen_constructs2)")
+                    "`constructs`: all of gen_constructs.CONSTRUCTS, `constructs2`: of gen_constructs2, `constructs3`: of gen_constructs3)")
     ap.add_argument("--reduce", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("-v", action="store_true")

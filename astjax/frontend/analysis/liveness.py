@@ -14,7 +14,10 @@ the path that has jumped, so what is live on it is what is live where the jump g
 not what the guarded rest reads: after a `return`, only the return value; after a
 `break`, what is live after the loop; after a `continue`, what is live at the loop
 head. Each `if` records that set in `ag_jump_live` (flag -> names) for its guard's
-flag and for the flags its branches set."""
+flag and for the flags its branches set. A `raise` does not fall through: live before
+it is what it reads and what is live where it goes (the enclosing `try`'s handlers
+and `finally`, or the function's exit), so a name bound on every path that does not
+raise is not live before the statement binding it."""
 from __future__ import annotations
 
 import gast
@@ -27,6 +30,9 @@ _exit: list[frozenset] = [frozenset()]   # per function: names live where it ret
 _captured: list[set] = [set()]  # per function being resolved: every name a closure reads
 _RETURN_LIVE = frozenset({"ag__retval", "ag__do_return"})
 _jump_live: dict = {}          # loop flag -> names live where its jump goes
+# per function, and per `try` body in it: names live where a `raise` goes (a handler,
+# `finally`, or out of the function) -- what follows a `raise` never runs
+_raise_live: list[frozenset] = [frozenset()]
 
 
 _BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
@@ -116,6 +122,9 @@ def _block(stmts, live_out):
             live = _stmt(s, live)
             continue
         read, mod = activity.names(s)
+        if type(s) is gast.Raise:
+            live = set(_raise_live[-1]) | read
+            continue
         mod = _killed(s, mod)
         live -= mod
         live |= read
@@ -179,10 +188,16 @@ def _stmt(s, live_out):
             if h.type is not None:
                 raised |= activity.read(h.type)
         after_body = _block(s.orelse, final) if s.orelse else final
-        live = _block(s.body, set(after_body) | raised) | raised
+        _raise_live.append(frozenset(raised))
+        try:
+            live = _block(s.body, set(after_body) | raised) | raised
+        finally:
+            _raise_live.pop()
     elif isinstance(s, gast.With):
         # `as` binds its targets before the body: not live before the `with`
         live = (_block(s.body, live_out) - activity.modified(s.items)) | activity.read(s.items)
+    elif isinstance(s, gast.Raise):
+        live = set(_raise_live[-1]) | activity.read(s)
     else:
         read, mod = activity.names(s)
         live = (set(live_out) - _killed(s, mod)) | read
@@ -229,12 +244,14 @@ def _resolve_fn(fn):
     _captured.append(set().union(*fn.ag_closures.values()))
     # a `nonlocal` name is read after the function returns: by the scope owning the cell
     _exit.append(frozenset(declared(body, gast.Nonlocal)))
+    _raise_live.append(_exit[-1])
     try:
         _block(body, set(_exit[-1]))
     finally:
         _closures.pop()
         _captured.pop()
         _exit.pop()
+        _raise_live.pop()
 
 
 def resolve(node, ctx=None):

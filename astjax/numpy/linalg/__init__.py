@@ -94,6 +94,10 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
                     keepdims=keepdims)
     if ord == 1:
         return _sum(ax, axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):   # ('fro' / 'nuc' are matrix norms: JAX's ValueError)
+        raise _ArgumentValueError(f"Invalid order '{ord}' for vector norm.",
+                                  hint="a vector norm's ord is a number (2, 1, inf, ...); "
+                                       "pass two axes for a matrix norm")
     p = float(ord)
     return uf.power(_sum(uf.power(ax, p), axis=axis, keepdims=keepdims), 1.0 / p)
 

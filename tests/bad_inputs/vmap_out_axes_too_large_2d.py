@@ -1,0 +1,11 @@
+# expect: ArgumentValueError ValueError
+# jax: ValueError (ValueError): axis 3 is out of bounds for array of dimension 2
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return jnp.stack([x, x])
+
+astjax.vmap(f, out_axes=3)(jnp.ones(3))  # error
