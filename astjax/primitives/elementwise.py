@@ -144,7 +144,7 @@ def exp(x, *, accuracy=None):
 
 
 exp2_p = unop("exp2", np.exp2, _exp2_lowering, INEXACT, accuracy=_ANY_OPERAND)
-defjvp(exp2_p, lambda t, y, x, accuracy=None: mul(t, mul(y, _c(x, math.log(2)))))
+defjvp(exp2_p, lambda t, y, x, accuracy=None: mul(log(_c(x, 2)), mul(t, y)))
 
 
 def exp2(x, *, accuracy=None):
@@ -183,7 +183,7 @@ def expm1(x, *, accuracy=None):
 
 
 sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", INEXACT, accuracy=_ANY_OPERAND)
-defjvp(sqrt_p, lambda t, y, x, accuracy=None: div(t, mul(y, _c(x, 2))))
+defjvp(sqrt_p, lambda t, y, x, accuracy=None: mul(t, div(_c(x, 0.5), y)))
 
 
 def sqrt(x, *, accuracy=None):
@@ -357,7 +357,7 @@ def acosh(x):
 
 
 atanh_p = unop("atanh", np.arctanh, _chlo("atanh"), INEXACT)
-defjvp(atanh_p, lambda t, y, x: div(t, sub(_c(x, 1), integer_pow(x, 2))))
+defjvp(atanh_p, lambda t, y, x: mul(reciprocal(add(_c(x, 1), x)), div(t, sub(_c(x, 1), x))))
 
 
 def atanh(x):
@@ -380,8 +380,8 @@ def logistic(x, *, accuracy=None):
 
 
 erf_p = unop("erf", _np_special("erf"), _chlo("erf"))
-defjvp(erf_p, lambda t, y, x: mul(t, mul(_c(x, 2 / math.sqrt(math.pi)),
-                                         exp(neg(integer_pow(x, 2))))))
+defjvp(erf_p, lambda t, y, x: mul(_c(x, 2 / math.sqrt(math.pi)),
+                                    mul(t, exp(neg(square(x))))))
 
 
 def erf(x):
@@ -390,8 +390,8 @@ def erf(x):
 
 
 erfc_p = unop("erfc", _np_special("erfc"), _chlo("erfc"))
-defjvp(erfc_p, lambda t, y, x: mul(t, mul(_c(x, -2 / math.sqrt(math.pi)),
-                                          exp(neg(integer_pow(x, 2))))))
+defjvp(erfc_p, lambda t, y, x: mul(_c(x, -2 / math.sqrt(math.pi)),
+                                     mul(t, exp(neg(square(x))))))
 
 
 def erfc(x):
@@ -400,8 +400,8 @@ def erfc(x):
 
 
 erf_inv_p = unop("erf_inv", _erf_inv, _chlo("erf_inv"))
-defjvp(erf_inv_p, lambda t, y, x: mul(t, mul(_c(x, math.sqrt(math.pi) / 2),
-                                             exp(integer_pow(y, 2)))))
+defjvp(erf_inv_p, lambda t, y, x: mul(_c(x, math.sqrt(math.pi) / 2),
+                                        mul(t, exp(square(y)))))
 
 
 def erf_inv(x):
