@@ -144,7 +144,7 @@ def exp(x, *, accuracy=None):
 
 
 exp2_p = unop("exp2", np.exp2, _exp2_lowering, INEXACT, accuracy=_ANY_OPERAND)
-defjvp(exp2_p, lambda t, y, x, accuracy=None: mul(t, mul(y, _c(x, math.log(2)))))
+defjvp(exp2_p, lambda t, y, x, accuracy=None: mul(log(_c(x, 2)), mul(t, y)))
 
 
 def exp2(x, *, accuracy=None):
@@ -183,7 +183,7 @@ def expm1(x, *, accuracy=None):
 
 
 sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", INEXACT, accuracy=_ANY_OPERAND)
-defjvp(sqrt_p, lambda t, y, x, accuracy=None: div(t, mul(y, _c(x, 2))))
+defjvp(sqrt_p, lambda t, y, x, accuracy=None: mul(t, div(_c(x, 0.5), y)))
 
 
 def sqrt(x, *, accuracy=None):
@@ -357,7 +357,7 @@ def acosh(x):
 
 
 atanh_p = unop("atanh", np.arctanh, _chlo("atanh"), INEXACT)
-defjvp(atanh_p, lambda t, y, x: div(t, sub(_c(x, 1), integer_pow(x, 2))))
+defjvp(atanh_p, lambda t, y, x: mul(reciprocal(add(_c(x, 1), x)), div(t, sub(_c(x, 1), x))))
 
 
 def atanh(x):
@@ -380,8 +380,8 @@ def logistic(x, *, accuracy=None):
 
 
 erf_p = unop("erf", _np_special("erf"), _chlo("erf"))
-defjvp(erf_p, lambda t, y, x: mul(t, mul(_c(x, 2 / math.sqrt(math.pi)),
-                                         exp(neg(integer_pow(x, 2))))))
+defjvp(erf_p, lambda t, y, x: mul(_c(x, 2 / math.sqrt(math.pi)),
+                                    mul(t, exp(neg(square(x))))))
 
 
 def erf(x):
@@ -390,8 +390,8 @@ def erf(x):
 
 
 erfc_p = unop("erfc", _np_special("erfc"), _chlo("erfc"))
-defjvp(erfc_p, lambda t, y, x: mul(t, mul(_c(x, -2 / math.sqrt(math.pi)),
-                                          exp(neg(integer_pow(x, 2))))))
+defjvp(erfc_p, lambda t, y, x: mul(_c(x, -2 / math.sqrt(math.pi)),
+                                     mul(t, exp(neg(square(x))))))
 
 
 def erfc(x):
@@ -400,8 +400,8 @@ def erfc(x):
 
 
 erf_inv_p = unop("erf_inv", _erf_inv, _chlo("erf_inv"))
-defjvp(erf_inv_p, lambda t, y, x: mul(t, mul(_c(x, math.sqrt(math.pi) / 2),
-                                             exp(integer_pow(y, 2)))))
+defjvp(erf_inv_p, lambda t, y, x: mul(_c(x, math.sqrt(math.pi) / 2),
+                                        mul(t, exp(square(y)))))
 
 
 def erf_inv(x):
@@ -575,11 +575,18 @@ def complex(x, y):  # noqa: A001
     return complex_p.bind(*match_scalars(x, y))
 
 def _pow_jvp_x(t, z, x, y):
-    # d/dx x**y = y * x**(y-1) as it stands: at x = 0, y = 0 that is 0 * inf = NaN, as
-    # JAX's for a floating y (integer exponents are integer_pow's, whose derivative of
-    # x**0 is 0); an integer array y counts in x's dtype
-    d = mul(_as_base(y, x), pow(x, sub(y, _c(y, 1))))
-    return mul(t, bcast_operand(d, tangent_aval(z).shape))
+    # d/dx x**y = y * x**(y-1), JAX's form: for a floating y as it stands (at x = 0,
+    # y = 0 that is 0 * inf = NaN, as JAX's); an integer y counts in x's dtype and its
+    # zeros give 0 (d/dx x**0 = 0, at x = 0 too)
+    if tangent_aval(y).dtype == tangent_aval(x).dtype:
+        return mul(t, bcast_operand(mul(y, pow(x, sub(y, _c(y, 1)))), tangent_aval(z).shape))
+    lax = lax_ops()
+    shape = tangent_aval(z).shape
+    xb, yb = bcast_operand(x, shape), bcast_operand(_as_base(y, x), shape)
+    zero = eq(yb, _c(yb, 0))
+    d = lax.select(zero, lax.full_like(yb, 0),
+                   mul(lax.select(zero, lax.full_like(yb, 1), yb), pow(xb, sub(yb, _c(yb, 1)))))
+    return mul(t, d)
 
 
 def _as_base(y, x):
@@ -588,12 +595,11 @@ def _as_base(y, x):
 
 
 def _pow_jvp_y(t, z, x, y):
-    # d/dy x**y = log(x) * x**y, taking 0 where x == 0 and y >= 0
+    # d/dy x**y = log(x) * x**y, JAX's form: log of x with its zeros replaced by ones
+    # (0 where x == 0 and y >= 0)
     lax = lax_ops()
-    lx = log(bcast_operand(x, tangent_aval(z).shape))
-    safe = lax.select(eq(bcast_operand(x, tangent_aval(z).shape), _c(x, 0)),
-                      lax.full_like(z, 0), lx)
-    return mul(t, mul(safe, z))
+    xb = bcast_operand(x, tangent_aval(z).shape)
+    return mul(t, mul(log(lax.select(eq(xb, _c(x, 0)), lax.full_like(xb, 1), xb)), z))
 
 
 def _pow_check(x, y):

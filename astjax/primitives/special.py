@@ -280,20 +280,17 @@ def _full_like_out(t, out):
 
 
 def _log_gamma_density(L, a, x):
-    # (a - 1) log x - x - lgamma(a), with 0 * log 0 = 0
-    am1 = L.sub(a, L.full_like(a, 1))
-    term = L.select(L.eq(am1, L.full_like(a, 0)), L.full_like(a, 0), L.mul(am1, L.log(x)))
-    return L.sub(L.sub(term, x), L.lgamma(a))
+    # JAX's form, operation for operation: -x + (a - 1) log x - lgamma(a)
+    # (NaN at a == 1, x == 0, as JAX's: 0 * log 0)
+    return L.sub(L.add(L.neg(x), L.mul(L.sub(a, L.full_like(a, 1)), L.log(x))), L.lgamma(a))
 
 
 def _log_beta_density(L, a, b, x):
+    # JAX's form: (b - 1) log1p(-x) + (a - 1) log x - (lgamma a + lgamma b - lgamma(a + b))
     one = L.full_like(a, 1)
-    am1, bm1 = L.sub(a, one), L.sub(b, one)
-    t1 = L.select(L.eq(am1, L.full_like(a, 0)), L.full_like(a, 0), L.mul(am1, L.log(x)))
-    t2 = L.select(L.eq(bm1, L.full_like(a, 0)), L.full_like(a, 0),
-                  L.mul(bm1, L.log1p(L.neg(x))))
     lbeta = L.sub(L.add(L.lgamma(a), L.lgamma(b)), L.lgamma(L.add(a, b)))
-    return L.sub(L.add(t1, t2), lbeta)
+    return L.sub(L.add(L.mul(L.sub(b, one), L.log1p(L.neg(x))),
+                       L.mul(L.sub(a, one), L.log(x))), lbeta)
 
 
 def _beta_ab_error():
