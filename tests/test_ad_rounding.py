@@ -100,3 +100,17 @@ def test_outer_is_jaxs_broadcast_product():
     closed = astjax.make_jaxpr(jnp.outer)(np.ones(3, np.float32), np.ones(4, np.float32))
     assert [e.primitive.name for e in closed.jaxpr.eqns][-1] == "mul"
     assert "dot_general" not in str(closed)
+
+
+def test_clamp_derivative_is_zero_at_its_bounds_and_nan_as_jax():
+    """jax 0.10.2: an operand of `lax.clamp` passes its tangent only where it is the
+    result strictly; astjax gave 1 at the bounds and at NaN (silently)."""
+    from astjax import lax
+    x = np.array([-0.5, 0.5, 0.2, -1, np.nan, 0.7], np.float32)
+    got = astjax.vmap(astjax.grad(lambda x: lax.clamp(-0.5, x, 0.5)))(x)
+    np.testing.assert_array_equal(got, [0, 0, 1, 0, 0, 0])
+    got = astjax.vmap(astjax.grad(lambda hi, x: lax.clamp(-0.5, x, hi)))(x * 0 + 0.1, x)
+    np.testing.assert_array_equal(got, [0, 1, 1, 0, 0, 1])
+    lo = astjax.vmap(astjax.grad(lambda lo, x: lax.clamp(lo, x, 0.5)))(
+        np.array([0.2, 0.6, -1], np.float32), np.zeros(3, np.float32))
+    np.testing.assert_array_equal(lo, [1, 0, 0])

@@ -146,16 +146,23 @@ register(clamp_p,
 
 def _clamp_jvp(primals, tangents):
     lo, x, hi = primals
-    tlo, tx, thi = tangents
     out = bind(clamp_p, lo, x, hi)
     shape = _aval(out).shape
     if all(is_zero(t) for t in tangents):
         return out, core.Zero(_aval(out))
-    below = bind(ew.lt_p, x, bcast_operand(lo, shape))
-    above = bind(ew.gt_p, x, bcast_operand(hi, shape))
-    t = instantiate(tx, _aval(x))
-    t = select(below, bcast_operand(instantiate(tlo, _aval(lo)), shape), t)
-    t = select(above, bcast_operand(instantiate(thi, _aval(hi)), shape), t)
+    blo, bhi = bcast_operand(lo, shape), bcast_operand(hi, shape)
+    zeros = full_like(out, 0)
+    # JAX's rule: an operand passes its tangent only where it is the result strictly (x
+    # at a bound, or NaN, passes none), the parts summed in operand order
+    conds = [lambda: bind(ew.and_p, bind(ew.gt_p, blo, x), bind(ew.lt_p, blo, bhi)),
+             lambda: bind(ew.and_p, bind(ew.gt_p, x, blo), bind(ew.lt_p, x, bhi)),
+             lambda: bind(ew.lt_p, bhi, x)]
+    t = None
+    for cond, tan, primal in zip(conds, tangents, primals):
+        if is_zero(tan):
+            continue
+        part = select(cond(), bcast_operand(instantiate(tan, _aval(primal)), shape), zeros)
+        t = part if t is None else bind(ew.add_p, t, part)
     return out, t
 
 
