@@ -21,12 +21,9 @@ import astjax.scipy.special as _special  # noqa: E402
 _X = np.linspace(-2.0, 3.0, 12, dtype=np.float32).reshape(3, 4)
 
 
-def _first_call_compiles(call):
-    """(executables compiled by `call()` after `clear_caches()`, its result, the
-    result of a second call)."""
+def _compiles_of(call):
+    """(executables compiled while `call()` runs, its result)."""
     from astjax import monitoring
-    call()   # (one-time module constants)
-    astjax.clear_caches()
     n = [0]
 
     def listen(event, seconds, **kw):
@@ -34,10 +31,18 @@ def _first_call_compiles(call):
     monitoring.register_event_duration_secs_listener(listen)
     try:
         out = call()
-        again = call()
     finally:
         monitoring.unregister_event_duration_listener(listen)
-    return n[0], out, again
+    return n[0], out
+
+
+def _first_call_compiles(call):
+    """(executables compiled by `call()` after `clear_caches()`, its result, the
+    result of a second call)."""
+    call()   # (one-time module constants)
+    astjax.clear_caches()
+    n, (out, again) = _compiles_of(lambda: (call(), call()))
+    return n, out, again
 
 
 @pytest.mark.parametrize("name, call", [
@@ -149,20 +154,6 @@ def test_roll_broadcasts_shift_against_axis_as_jax():
 # compiled one executable per start, 2.9 s for 20 batches where JAX takes 0.17 s) An eager
 # unit-stride slice runs as a dynamic_slice with its starts as operands, as JAX's slice
 # impl: one executable per slice size.
-
-def _compiles_of(call):
-    from astjax import monitoring
-    n = [0]
-
-    def listen(event, seconds, **kw):
-        n[0] += event == monitoring.BACKEND_COMPILE_EVENT
-    monitoring.register_event_duration_secs_listener(listen)
-    try:
-        out = call()
-    finally:
-        monitoring.unregister_event_duration_listener(listen)
-    return n[0], out
-
 
 def test_eager_slices_differing_in_their_starts_share_one_executable():
     perm = jnp.asarray(np.arange(1000, dtype=np.int32))
