@@ -31,7 +31,7 @@ FEATURES = (
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
     "global_forms", "pystate", "pystate_staged", "pystate_hidden", "closures",
-) + CONSTRUCTS + CONSTRUCTS2
+) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
 # constructs added after the documented seed ranges were run, so that those ranges
