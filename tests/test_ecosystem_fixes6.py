@@ -31,3 +31,53 @@ def test_ad_util_stop_gradient_p_is_what_stop_gradient_binds():
     jaxpr = astjax.make_jaxpr(lambda x: astjax.lax.stop_gradient(x) * 2)(1.0)
     assert jaxpr.eqns[0].primitive is ad_util.stop_gradient_p
     assert ad_util.Zero is astjax.core.Zero
+
+
+# ---- a custom_jvp function applied to tangents inside another rule's tangent
+# computation (lineax's `linear_solve` JVP; so `grad` through lineax, optimistix's
+# implicit solves, diffrax's implicit solvers) raised "reverse-mode differentiation
+# needs the transpose rule of `custom_jvp_call`". JAX transposes the call's body.
+@astjax.custom_jvp
+def _mixed(t, s):   # linear in t, not in s
+    return t * jnp.cos(s), 2.0 * t
+
+
+_mixed.defjvp(lambda p, t: (_mixed(*p), (t[0] * jnp.cos(p[1]), 2.0 * t[0])))
+
+
+@astjax.custom_jvp
+def _outer(x):
+    return jnp.sin(x) * x
+
+
+@_outer.defjvp
+def _outer_jvp(p, t):
+    a, b = _mixed(t[0], p[0])
+    return _outer(p[0]), a * p[0] + jnp.sin(p[0]) * t[0] + 0.25 * b
+
+
+def test_custom_jvp_call_on_tangents_is_transposed():
+    x = jnp.array([0.5, 1.5])
+    want = np.cos(x) * x + np.sin(x) + 0.5   # JAX 0.10.2: [1.4182168 1.6036007]
+    np.testing.assert_allclose(astjax.grad(lambda x: _outer(x).sum())(x), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(astjax.jacrev(_outer))(x), np.diag(want), rtol=1e-6)
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(_outer))(x), want, rtol=1e-6)
+    # second order: the rule's tangent computation differentiated again
+    np.testing.assert_allclose(astjax.grad(astjax.grad(_outer))(0.5),
+                               -np.sin(0.5) * 0.5 + 2 * np.cos(0.5), rtol=1e-6)
+
+
+# ---- `PyTreeDef.compose` (optimistix's BFGS identity operator, diffrax's Milstein
+# solvers) raised AttributeError. JAX: each leaf of the outer structure replaced by
+# the inner one.
+def test_treedef_compose():
+    tu = astjax.tree_util
+    outer = tu.tree_structure({"a": (1, 2), "b": None, "c": [3]})
+    inner = tu.tree_structure((1, [2, 3]))
+    composed = outer.compose(inner)
+    assert str(composed) == "PyTreeDef({'a': ((*, [*, *]), (*, [*, *])), 'b': None, 'c': [(*, [*, *])]})"
+    assert (composed.num_leaves, composed.num_nodes) == (9, 19)
+    assert composed == tu.tree_structure(tu.tree_unflatten(outer, [(1, [2, 3])] * 3))
+    assert tu.tree_structure(1).compose(inner) == inner
+    assert str(outer.compose(tu.tree_structure(None))) == \
+        "PyTreeDef({'a': (None, None), 'b': None, 'c': [None]})"
