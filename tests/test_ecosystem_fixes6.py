@@ -81,3 +81,18 @@ def test_treedef_compose():
     assert tu.tree_structure(1).compose(inner) == inner
     assert str(outer.compose(tu.tree_structure(None))) == \
         "PyTreeDef({'a': (None, None), 'b': None, 'c': [None]})"
+
+
+# ---- `jax.custom_derivatives.zero_from_primal` of a pytree (optimistix's implicit
+# JVP: root_find / minimise / least_squares differentiated) raised "tuple is not a
+# valid array value". JAX: one zero per leaf, of the leaf's tangent type.
+def test_zero_from_primal_maps_a_pytree_to_tangent_zeros():
+    cd = _served("jax.custom_derivatives")
+    assert cd.zero_from_primal is _served("jax._src.ad_util").zero_from_primal
+    out = cd.zero_from_primal((jnp.ones(2), 3, {"k": jnp.arange(3)}, None))
+    assert out[0].dtype == np.float32 and out[0].tolist() == [0.0, 0.0]
+    assert out[1].dtype == astjax.dtypes.float0 and out[1].shape == ()
+    assert out[2]["k"].dtype == astjax.dtypes.float0 and out[2]["k"].shape == (3,)
+    assert out[3] is None
+    sym = cd.zero_from_primal({"a": jnp.ones(2), "b": jnp.arange(2)}, symbolic_zeros=True)
+    assert [str(sym[k].aval) for k in "ab"] == ["float32[2]", "float0[2]"]
