@@ -96,3 +96,37 @@ def test_zero_from_primal_maps_a_pytree_to_tangent_zeros():
     assert out[3] is None
     sym = cd.zero_from_primal({"a": jnp.ones(2), "b": jnp.arange(2)}, symbolic_zeros=True)
     assert [str(sym[k].aval) for k in "ab"] == ["float32[2]", "float0[2]"]
+
+
+# ---- `lax.cond(pred, true_operand, true_fun, false_operand, false_fun)`, the legacy
+# form JAX 0.10.2 still accepts (blackjax's iterative U-turn criterion in NUTS), raised
+# "lax.cond: expected a callable value".
+def _legacy_cond(p, a, b):
+    return astjax.lax.cond(p, (a, b), lambda x: (x[0] + 1, x[1] * 2), b, lambda x: (x, -x))
+
+
+def test_lax_cond_legacy_per_branch_operands():
+    assert [float(v) for v in _legacy_cond(True, 1.0, 2.0)] == [2.0, 4.0]
+    assert [float(v) for v in astjax.jit(_legacy_cond)(False, 1.0, 2.0)] == [2.0, -2.0]
+    assert float(astjax.grad(lambda a: _legacy_cond(True, a, 3.0)[0])(1.0)) == 1.0
+    out = astjax.vmap(_legacy_cond)(jnp.array([True, False]), jnp.ones(2), jnp.arange(2.0))
+    assert [o.tolist() for o in out] == [[2.0, 1.0], [0.0, -1.0]]
+    with pytest.raises(TypeError):   # four non-callables: still JAX's TypeError
+        astjax.lax.cond(True, 1.0, 2.0, 3.0)
+
+
+# ---- `jax.extend.core.valid_jaxtype` (distrax's Jittable) was missing. JAX: whether
+# `x` has an abstract value -- arrays, keys, NumPy values, Python scalars.
+def test_extend_core_valid_jaxtype():
+    from astjax.extend.core import valid_jaxtype
+    yes = [1, 1.0, True, 1j, np.ones(2), np.float32(1), jnp.ones(2), astjax.random.key(0)]
+    no = ["a", None, [1], (1,), object(), np.array(["a"])]
+    assert [valid_jaxtype(x) for x in yes] == [True] * len(yes)
+    assert [valid_jaxtype(x) for x in no] == [False] * len(no)
+    assert astjax.jit(lambda x: jnp.asarray(valid_jaxtype(x)))(1.0)
+
+
+# ---- `from jax._src.flatten_util import ravel_pytree` (blackjax's SMC tuners) raised
+# ModuleNotFoundError.
+def test_src_flatten_util_ravel_pytree():
+    assert _served("jax._src.flatten_util").ravel_pytree is astjax.flatten_util.ravel_pytree
