@@ -49,7 +49,7 @@ MAX_LINES = 800
 # Lowest first. A module belongs to the layer of its longest matching prefix (a prefix
 # matches the module itself and everything below it; "astjax" matches only the root).
 LAYERS = [
-    ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
+    ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util", "astjax.pytree_registry",
               "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.mesh_axes", "astjax.sharding_impls",
               "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes",
               "astjax.memory", "astjax.precision_config", "astjax.shape_poly",

@@ -8,18 +8,13 @@ residuals are not used (astjax/primitives/remat_opt.py)."""
 from astjax.custom_api import custom_jvp, custom_vjp, linear_call  # noqa: F401
 from astjax.primitives.remat_opt import remat_opt_p  # noqa: F401
 from astjax.ad_extras import custom_gradient  # noqa: F401
-from astjax import numpy as _jnp
+from astjax.compat._src.ad_util import zero_from_primal  # noqa: F401
 from astjax import tree_util as _tree_util
 from astjax.errors import ArgumentTypeError as _ArgumentTypeError
 from astjax.core import inline_jaxpr as _inline_jaxpr
 from astjax.staging import stage_callable as _stage_callable
 from astjax.primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero,  # noqa: F401
                                                   custom_jvp_call_p, custom_vjp_call_p)
-
-
-def zero_from_primal(x, symbolic_zeros=False):
-    """A zero tangent for `x`: symbolic, or a zero array."""
-    return SymbolicZero.from_primal_value(x) if symbolic_zeros else _jnp.zeros_like(x)
 
 
 def closure_convert(fun, *example_args):

@@ -25,9 +25,20 @@ __all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
            "JaxprEqn", "DropVar", "mapped_aval", "unmapped_aval", "get_opaque_trace_state",
            "jaxpr_as_fun", "Effect", "Effects", "no_effects", "Trace", "TraceTag",
            "take_current_trace", "set_current_trace", "find_top_trace", "AbstractToken", "Token",
-           "primitives"]
+           "primitives", "valid_jaxtype"]
 
 JaxprEqn = Eqn  # one equation of a jaxpr: primitive, invars, outvars, params
+
+
+def valid_jaxtype(x) -> bool:
+    """Whether `x` is a value JAX computes with: an array (typed PRNG keys included), a
+    staged value, a NumPy array or scalar of a supported dtype, or a Python scalar --
+    not None, a container, a string or another object."""
+    try:
+        core.get_aval(x)
+    except TypeError:
+        return False
+    return True
 
 
 class DropVar(Var):

@@ -306,8 +306,23 @@ def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
     return outs, [0 if b else None for b in out_b]
 
 
+def _custom_jvp_transpose(tx, cts, *args, call_jaxpr, **_):
+    """A call applied to tangents (a custom_jvp function called inside another rule's
+    tangent computation: lineax's solve JVP) is transposed as its body, inline (JAX's
+    `backward_pass` of the body); the rule is a forward-mode one and plays no part."""
+    lin = [core.is_undefined(a) for a in args]
+    zero_cts = [isinstance(c, core.Zero) for c in cts]
+    if all(zero_cts) or not any(lin):
+        return [None] * len(args)
+    t = tx.transpose_jaxpr(call_jaxpr, lin, zero_cts)
+    outs = tx.inline(t, [a for a in args if not core.is_undefined(a)] +
+                     [c for c in cts if not isinstance(c, core.Zero)])
+    it = iter(outs)
+    return [next(it) if l else None for l in lin]
+
+
 register(custom_jvp_call_p, **call_rules("call_jaxpr"), jvp=_custom_jvp_jvp, batch=_custom_jvp_batch,
-         source=call_source("call_jaxpr", "custom_jvp function"))
+         transpose=_custom_jvp_transpose, source=call_source("call_jaxpr", "custom_jvp function"))
 
 # ---------------------------------------------------------------- custom_vjp_call
 custom_vjp_call_p = core.new_primitive("custom_vjp_call", multiple_results=True,

@@ -432,7 +432,14 @@ def _checked(what, fun, nargs):
 @_entry_point
 def cond(pred, true_fun, false_fun, *operands, **kwargs):
     """JAX's `lax.cond` (see `primitives/cond.py`, also the legacy `operand=`
-    keyword), with its branches checked first."""
+    keyword), with its branches checked first. The legacy form `cond(pred,
+    true_operand, true_fun, false_operand, false_fun)` (blackjax's NUTS) is JAX's too."""
+    if not callable(true_fun) and callable(false_fun) and len(operands) == 2 \
+            and callable(operands[1]) and not kwargs:
+        x_true, f_true, x_false, f_false = true_fun, false_fun, *operands
+        _checked("lax.cond", f_true, 1)
+        _checked("lax.cond", f_false, 1)
+        return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false)
     n = len(operands) + ("operand" in kwargs)
     for f in (true_fun, false_fun):
         _checked("lax.cond", f, n)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from astjax.tree_util import *  # noqa: F401,F403
-from astjax.tree_util import _registry  # noqa: F401
+from astjax.pytree_registry import _registry  # noqa: F401
 from astjax.tree_util import (flatten_one_level_with_keys, keystr, tree_structure,
                               treedef_is_leaf)
 
