@@ -108,7 +108,8 @@ def split(operand, sizes, axis=0):
     operand = _array(operand)
     shape = core.get_aval(operand).shape
     axis = checked_axis(axis, len(shape), "split")
-    sizes = tuple(operator.index(s) for s in sizes)
+    # (each kept as given, a NumPy int too: JAX's params print it so)
+    sizes = tuple(s if isinstance(s, np.integer) else operator.index(s) for s in sizes)
     if any(s < 0 for s in sizes):
         raise ArgumentValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
     if sum(sizes) != shape[axis]:
