@@ -18,13 +18,10 @@ def _names(closed):
 
 # jax 0.10.2: make_jaxpr(lambda x: jnp.FORM(x, ...))(f32[6] / f32[2, 4, 6])
 JAX_JAXPRS = [
-    (lambda x: jnp.split(x, 3), (6,), """\
+    (lambda x: jnp.split(x, 2), (6,), """\
 { lambda ; a:f32[6]. let
-    b:f32[2] c:f32[2] d:f32[2] = split[
-      axis=0
-      sizes=(np.int64(2), np.int64(2), np.int64(2))
-    ] a
-  in (b, c, d) }"""),
+    b:f32[3] c:f32[3] = split[axis=0 sizes=(np.int64(3), np.int64(3))] a
+  in (b, c) }"""),
     (lambda x: jnp.array_split(x, [1, 4]), (6,), """\
 { lambda ; a:f32[6]. let
     b:f32[1] c:f32[3] d:f32[2] = split[
@@ -110,3 +107,107 @@ def test_lax_split_keeps_numpy_int_sizes():
     """`lax.split`'s sizes are kept as given (NumPy ints print as JAX prints them)."""
     closed = astjax.make_jaxpr(lambda x: lax.split(x, (np.int32(1), 2)))(np.zeros(3))
     assert "sizes=(np.int32(1), 2)" in str(closed)
+
+
+# jax 0.10.2, on x = arange(prod(shape)) as float32: (function, shape, indices_or_sections,
+# axis (None: the function's own), the parts' shapes or the builtin class JAX raises,
+# zlib.crc32 of the bits of jit(grad(sum_i (i + 1) * sum(sin(part_i))))(x))
+SPLIT_TABLE = [
+    ('split', (6,), [2, 4], 0, [(2,), (2,), (2,),
+], 562358521),
+    ('split', (6,), [4, 2], 0, 'ValueError', None),
+    ('split', (6,), [-1], 0, 'ValueError', None),
+    ('split', (6,), [2, 2], 0, [(2,), (0,), (4,),
+], 1091909131),
+    ('split', (6,), [0], 0, [(0,), (6,),
+], 2510932869),
+    ('split', (6,), [6], 0, [(6,), (0,),
+], 4196604483),
+    ('split', (6,), [7], 0, 'ValueError', None),
+    ('split', (6,), [], 0, [(6,),
+], 4196604483),
+    ('split', (6,), 3, 0, [(2,), (2,), (2,),
+], 562358521),
+    ('split', (6,), 4, 0, 'ValueError', None),
+    ('split', (6,), 0, 0, 'ZeroDivisionError', None),
+    ('split', (6,), -2, 0, 'ValueError', None),
+    ('split', (6,), 1, 0, [(6,),
+], 4196604483),
+    ('split', (0,), 3, 0, [(0,), (0,), (0,),
+], 0),
+    ('split', (6,), 'arr[1,3]', 0, [(1,), (2,), (3,),
+], 762219521),
+    ('array_split', (6,), 4, 0, [(2,), (2,), (1,), (1,),
+], 1412536733),
+    ('array_split', (6,), 7, 0, [(1,), (1,), (1,), (1,), (1,), (1,), (0,),
+], 477998385),
+    ('array_split', (6,), [1, 5], 0, [(1,), (4,), (1,),
+], 4037711502),
+    ('array_split', (6,), [5, 1], 0, 'ValueError', None),
+    ('array_split', (6,), [3, 3, 3], 0, [(3,), (0,), (0,), (3,),
+], 3652997583),
+    ('array_split', (6,), -4, 0, 'ValueError', None),
+    ('array_split', (6,), 2.0, 0, [(3,), (3,),
+], 1309847367),
+    ('split', (4, 6, 2), 2, 0, [(2, 6, 2), (2, 6, 2),
+], 1343953446),
+    ('split', (4, 6, 2), [1, 4], 1, [(4, 1, 2), (4, 3, 2), (4, 2, 2),
+], 4232433638),
+    ('split', (4, 6, 2), 2, 2, [(4, 6, 1), (4, 6, 1),
+], 668661776),
+    ('split', (4, 6, 2), [5], -1, 'ValueError', None),
+    ('split', (4, 6, 2), [1, 3], -3, [(1, 6, 2), (2, 6, 2), (1, 6, 2),
+], 3849705234),
+    ('split', (4, 6, 2), 2, 3, 'IndexError', None),
+    ('split', (4, 6, 2), [0, 6], 1, [(4, 0, 2), (4, 6, 2), (4, 0, 2),
+], 1689691434),
+    ('array_split', (4, 6, 2), 4, 1, [(4, 2, 2), (4, 2, 2), (4, 1, 2), (4, 1, 2),
+], 3883684923),
+    ('array_split', (4, 6, 2), [2, 1], -2, 'ValueError', None),
+    ('array_split', (4, 6, 2), 3, -1, [(4, 6, 1), (4, 6, 1), (4, 6, 0),
+], 668661776),
+    ('hsplit', (4, 6, 2), [2], None, [(4, 2, 2), (4, 4, 2),
+], 3193531169),
+    ('hsplit', (6,), 2, None, [(3,), (3,),
+], 1309847367),
+    ('vsplit', (4, 6, 2), 2, None, [(2, 6, 2), (2, 6, 2),
+], 1343953446),
+    ('vsplit', (6,), [4], None, [(4,), (2,),
+], 2820122182),
+    ('dsplit', (4, 6, 2), [1], None, [(4, 6, 1), (4, 6, 1),
+], 668661776),
+    ('dsplit', (4, 6), 2, None, 'IndexError', None),
+]
+
+
+def _split_call(name, ios, axis):
+    ios = np.array([1, 3]) if ios == "arr[1,3]" else ios
+    fn = getattr(jnp, name)
+    return (lambda x: fn(x, ios)) if axis is None else (lambda x: fn(x, ios, axis))
+
+
+@pytest.mark.parametrize("row", SPLIT_TABLE, ids=lambda r: f"{r[0]}-{r[1]}-{r[2]}-{r[3]}")
+def test_split_table_as_jax(row):
+    import builtins
+    import zlib
+    name, shape, ios, axis, want, grad_crc = row
+    call = _split_call(name, ios, axis)
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    if isinstance(want, str):
+        with pytest.raises(getattr(builtins, want)):
+            call(x)
+        return
+    parts = call(x)
+    assert [p.shape for p in parts] == want
+    ax = {"hsplit": 1 if len(shape) > 1 else 0, "vsplit": 0, "dsplit": 2}.get(name, axis)
+    cuts = np.cumsum([s[ax] for s in want])[:-1]
+    for got, ref in zip(parts, np.split(x, cuts, axis=ax)):
+        np.testing.assert_array_equal(got, ref)
+    xs = np.stack([x, -x])
+    for got, ref in zip(astjax.vmap(call)(xs), np.split(xs, cuts, axis=ax % len(shape) + 1)):
+        np.testing.assert_array_equal(got, ref)
+
+    def loss(x):
+        return sum((i + 1.0) * jnp.sum(jnp.sin(p)) for i, p in enumerate(call(x)))
+    grad = np.asarray(astjax.jit(astjax.grad(loss))(x))
+    assert zlib.crc32(grad.view(np.uint32).tobytes()) == grad_crc
