@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes, lax
+from . import dtypes
+from . import lax as _lax
 from . import numpy as jnp
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -38,7 +39,7 @@ def ravel_pytree(pytree):
             raise TypeError(f"The unravel function expected an array of dtype {to_dtype}, "
                             f"got dtype {got}.")
         out = []   # (one `lax.split`, as JAX: its cotangent is one concatenate)
-        chunks = lax.split(flat_vector, sizes) if leaves else []
+        chunks = _lax.split(flat_vector, sizes)
         for chunk, shape, dt in zip(chunks, shapes, from_dtypes):
             if np.issubdtype(to_dtype, np.complexfloating) and not np.issubdtype(
                     dt, np.complexfloating):
