@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
+from . import lax as _lax
 from . import numpy as jnp
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -37,14 +38,13 @@ def ravel_pytree(pytree):
         if got != to_dtype:
             raise TypeError(f"The unravel function expected an array of dtype {to_dtype}, "
                             f"got dtype {got}.")
-        out, start = [], 0
-        for shape, size, dt in zip(shapes, sizes, from_dtypes):
-            chunk = flat_vector[start:start + size]
+        out = []   # (one `lax.split`, as JAX: its cotangent is one concatenate)
+        chunks = _lax.split(flat_vector, sizes)
+        for chunk, shape, dt in zip(chunks, shapes, from_dtypes):
             if np.issubdtype(to_dtype, np.complexfloating) and not np.issubdtype(
                     dt, np.complexfloating):
                 chunk = jnp.real(chunk)
             out.append(jnp.reshape(chunk, shape).astype(dt))
-            start += size
         return tree_unflatten(treedef, out)
 
     return flat, unravel

@@ -116,9 +116,8 @@ def _qkv_loss(x, w):
 
 
 def test_split_parts_cotangent_is_one_concatenate():
-    """The cotangent of a value read through slices that cut one axis into disjoint
-    parts (`jnp.split` of q, k, v) is one `concatenate` of the parts (zeros in any
-    gap), as JAX's `split` transposes -- not a zero-padded full-size array per part
+    """The cotangent of the parts of a `jnp.split` (q, k, v; one `lax.split`, as
+    JAX's) is one `concatenate` of the parts (zeros in any gap), as `split` transposes -- not a zero-padded full-size array per part
     summed (the GPT step wrote two [8, 128, 768] buffers more per layer); other
     slice patterns keep `pad`, as JAX (a concatenate there rounds differently). Values match finite differences of NumPy."""
     x = np.random.RandomState(0).randn(4, 5).astype(np.float32)

@@ -39,8 +39,6 @@ from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiab
 from astjax.errors import DerivativeNotImplementedError, JAXValueError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 from astjax.primitives.untyped_made import staging_untyped
-from astjax.primitives.slicing import slice_p
-from astjax.primitives.structural import concatenate
 
 from . import remat
 from .dce import dce_closed, dce_jaxpr, pass_memo
@@ -281,30 +279,16 @@ def _backward_pass(jaxpr, consts, linear, args, cts_out):
                 env[v] = o
                 _set_hint(o, v.hint)
     ct_env: dict = {}
-    # var -> the slices' cotangents that arrived since its last other contribution;
-    # joined into its running total before the next one (or when it is read), so the
-    # contributions are summed in the order they arrive, as JAX sums them
-    pieces: dict = {}
-
-    at = {id(e): i for i, e in enumerate(lin_eqns)}
-
-    def flush(v):
-        if v in pieces:
-            for run in _split_runs(v, pieces.pop(v), lin_eqns, at):
-                ct_env[v] = _join_slice_cts(v.aval, run, ct_env.get(v))
-            _set_hint(ct_env[v], cotangent_hint(v.hint))
 
     def add_ct(v, ct):
         if isinstance(ct, Zero) or ct is None:
             return
-        flush(v)
         prev = ct_env.get(v)
         new = ct if prev is None else add_tangents(prev, ct)
         ct_env[v] = new
         _set_hint(new, cotangent_hint(v.hint))
 
     def take_ct(v):
-        flush(v)
         return ct_env.pop(v, None)
 
     for a, ct in zip(jaxpr.outvars, cts_out):
@@ -316,10 +300,6 @@ def _backward_pass(jaxpr, consts, linear, args, cts_out):
     for eqn in reversed(lin_eqns):
         cts = [take_ct(v) for v in eqn.outvars]
         if all(c is None for c in cts) and id(eqn) not in live:
-            continue
-        if eqn.primitive is slice_p and eqn.invars[0] in lin:   # (joined later)
-            if not isinstance(cts[0], Zero):
-                pieces.setdefault(eqn.invars[0], []).append((cts[0], eqn))
             continue
         cts = [Zero(v.aval) if c is None else c for c, v in zip(cts, eqn.outvars)]
         ins = [UndefinedPrimal(a.aval) if isinstance(a, Var) and a in lin
@@ -393,71 +373,6 @@ def _check_ct_memory(aval, ct, eqn):
                             hint="put the value back where it came from before it is "
                                  "differentiated, or differentiate with respect to the "
                                  "value in the other memory")
-
-
-def _split_runs(v, pieces, lin_eqns, at):
-    """`pieces` ((cotangent, slice equation) pairs of `v`, in the order they arrived)
-    cut into the runs a `jnp.split` makes: slices of increasing intervals of one axis
-    with only slices of `v` between them in `lin_eqns` (`at`: equation id -> position;
-    a part nobody reads is such a slice). A run is joined as JAX transposes its
-    `split`; any other slice is JAX's own slice, transposed alone (one concatenate of
-    two slices' cotangents, where JAX adds two pads, fuses and rounds differently)."""
-    runs = [[pieces[0]]]
-    for ct, eqn in pieces[1:]:
-        last = runs[-1][-1][1]
-        axis, _, end = _interval(v.aval, eqn.params)
-        last_axis, start, _ = _interval(v.aval, last.params)
-        between = lin_eqns[at[id(eqn)] + 1:at[id(last)]]
-        if (axis is not None and axis == last_axis and end <= start and all(
-                e.primitive is slice_p and e.invars[0] is v for e in between)):
-            runs[-1].append((ct, eqn))
-        else:
-            runs.append([(ct, eqn)])
-    return runs
-
-
-def _join_slice_cts(aval, pieces, prev=None):
-    """`prev` (the cotangent so far of a value, or None) plus the cotangents `pieces`
-    ((cotangent, slice equation) pairs, in the order they arrived) of the slices of
-    it. When they cut one axis into disjoint unit-stride intervals (the parts of a
-    `jnp.split`), one `concatenate` of them with zeros in the gaps -- the transpose
-    JAX's `split` has --, instead of one zero-padded full-size array per slice summed
-    by `add_any` (three full-size buffers written for q, k, v's split): each element
-    then gets one term, added to `prev` as JAX adds it. Otherwise each slice's own
-    transpose (a pad), added to the running total in order, as JAX does."""
-    parts = [_interval(aval, eqn.params) + (ct,) for ct, eqn in pieces]
-    parts.sort(key=lambda p: p[1])
-    axis = parts[0][0]
-    if (len(parts) > 1 and axis is not None and all(p[0] == axis for p in parts)
-            and all(a[2] <= b[1] for a, b in zip(parts, parts[1:]))):
-        operands, at = [], 0
-        for _, s, e, ct in parts + [(axis, aval.shape[axis], None, None)]:
-            if s > at:   # a gap no slice read: zeros
-                shape = list(aval.shape)
-                shape[axis] = s - at
-                operands.append(zeros_like_aval(aval.update(shape=tuple(shape))))
-            if ct is not None:
-                operands.append(ct)
-                at = e
-        joined = concatenate(operands, axis)
-        return joined if prev is None else add_tangents(prev, joined)
-    total = Zero(aval) if prev is None else prev
-    for ct, eqn in pieces:
-        with core.source_info_context(_info(eqn, "backward")):
-            ct_in, = slice_p.transpose(ct, UndefinedPrimal(aval), **eqn.params)
-        total = add_tangents(total, ct_in)
-    return total
-
-
-def _interval(aval, params):
-    """(axis, start, limit) of a unit-stride slice that cuts `aval` along one axis
-    only; (None, 0, 0) for any other slice."""
-    start, limit, strides = params["start_indices"], params["limit_indices"], params.get("strides")
-    cut = [d for d, (s, e, n) in enumerate(zip(start, limit, aval.shape)) if (s, e) != (0, n)]
-    if len(cut) != 1 or (strides and any(st != 1 for st in strides)) or any(
-            type(v) is not int for v in (start[cut[0]], limit[cut[0]])):   # (symbolic)
-        return None, 0, 0
-    return cut[0], start[cut[0]], limit[cut[0]]
 
 
 @pass_memo("transpose_jaxpr")   # (a body two `jit` calls share: transposed once)

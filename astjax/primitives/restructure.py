@@ -21,6 +21,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
+from ..pyast import lax_call, pyconst
 from .base import bdim_at_front, instantiate, is_zero, lowering_from, register, tangent_aval
 from .reductions import reduce_sum
 from .slicing import slice_in_dim
@@ -97,9 +98,15 @@ def _split_batch(args, dims, *, sizes, axis):
     return outs, [d] * len(outs)
 
 
+def _split_source(gen, eqn):   # (`lax.split(x, sizes, axis=...)`, not a generic bind)
+    p = eqn.params
+    return lax_call("split", gen, eqn, gen.value(tuple(p["sizes"])), axis=pyconst(p["axis"]))
+
+
 register(split_p, impl=_split_impl, abstract_eval=_split_ae,
          lowering=lowering_from(_split_pieces, multiple_results=True),
-         jvp=_linear_jvp(split_p), transpose=_split_transpose, batch=_split_batch)
+         jvp=_linear_jvp(split_p), transpose=_split_transpose, batch=_split_batch,
+         source=_split_source)
 
 
 def split(operand, sizes, axis=0):
@@ -108,7 +115,8 @@ def split(operand, sizes, axis=0):
     operand = _array(operand)
     shape = core.get_aval(operand).shape
     axis = checked_axis(axis, len(shape), "split")
-    sizes = tuple(operator.index(s) for s in sizes)
+    # (each kept as given, a NumPy int too: JAX's params print it so)
+    sizes = tuple(s if isinstance(s, np.integer) else operator.index(s) for s in sizes)
     if any(s < 0 for s in sizes):
         raise ArgumentValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
     if sum(sizes) != shape[axis]:

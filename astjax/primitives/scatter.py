@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import DerivativeNotImplementedError, DTypeError, ShapeError
+from ..errors import ArgumentValueError, DerivativeNotImplementedError, DTypeError, ShapeError
 from ..pyast import lax_call, pyconst
 from .comparisons import ge, le
 from .base import (lax_ops, add_tangents, instantiate, is_zero as _is_zero, matchaxis, moveaxis,
@@ -465,20 +465,43 @@ scatter_max = _scatter(scatter_max_p)
 
 def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
                   indices_are_sorted=False, unique_indices=False, mode=None):
-    """`func` applied at the scattered positions (as gather + func + scatter)."""
-    G = GatherDimensionNumbers
+    """`lax.scatter_apply`: `func` applied at the scattered positions once per time
+    an index names them (XLA's scatter with `func` as its combiner, as JAX: an element
+    named k times is func(...func(x)...), k deep). `update_shape`: the updates' shape
+    (scatter dims, then the window dims), as JAX's."""
+    L = lax_ops()
     dn = dimension_numbers
-    aval = core.get_aval(operand)
-    sizes, pos = [], 0
-    for d in range(aval.ndim):
-        if d in dn.inserted_window_dims or d in getattr(dn, "operand_batching_dims", ()):
-            sizes.append(1)
-        else:
-            sizes.append(update_shape[dn.update_window_dims[pos]])
-            pos += 1
-    gdn = G(dn.update_window_dims, dn.inserted_window_dims, dn.scatter_dims_to_operand_dims,
-            getattr(dn, "operand_batching_dims", ()),
-            getattr(dn, "scatter_indices_batching_dims", ()))
-    got = gather(operand, scatter_indices, gdn, sizes, mode=GatherScatterMode.CLIP)
-    return scatter(operand, scatter_indices, func(got), dn, indices_are_sorted=indices_are_sorted,
-                   unique_indices=unique_indices, mode=mode)
+    shape = core.get_aval(operand).shape
+    # how often each element is named (out-of-bounds windows as the scatter treats them)
+    times = scatter_add(L.full(shape, 0, np.int32), scatter_indices,
+                        L.full(tuple(update_shape), 1, np.int32), dn, mode=mode,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+    return apply_times(operand, times, func)
+
+
+def apply_times(x, times, func):
+    """`x` with `func` applied `times[i]` times to each element `x[i]` (a loop of
+    max(times) rounds, each applying `func` where `times` is still larger; no scatter,
+    so its derivative is func's chained)."""
+    L = lax_ops()
+    shape = core.get_aval(x).shape
+    rounds = L.reduce_max(times, tuple(range(len(shape))))
+
+    def applied(y):   # (XLA's scatter region: func returns an element of the operand's dtype)
+        out = func(y)
+        aval, want = core.get_aval(out), core.get_aval(y)
+        if aval.dtype != want.dtype or aval.shape not in ((), shape):
+            raise ArgumentValueError(
+                f"lax.scatter_apply: func must return one {want.dtype} element per element "
+                f"(the scatter region's type), got {aval.str_short()}",
+                hint=f"convert func's result with .astype({want.dtype.name})")
+        if not isinstance(out, core.Tracer) and np.ndim(out) == 0:
+            out = np.asarray(out, want.dtype)
+        return L.broadcast_in_dim(out, shape, ()) if aval.shape != shape else out
+
+    def body(carry):
+        i, y = carry
+        more = L.gt(times, L.broadcast_in_dim(i, shape, ()))
+        return L.add(i, np.int32(1)), L.select(more, applied(y), y)
+    return L.while_loop(core.RawFunction(lambda c: L.lt(c[0], rounds)),
+                        core.RawFunction(body), (np.int32(0), x))[1]
