@@ -123,8 +123,9 @@ def _data(name, out_shape):
     return xs, ts, w, vs
 
 
-def run_case(lib, name):
-    """{transform: float32 result array or 'error:Class'} for case `name` under `lib`."""
+def run_case(lib, name, transforms=TRANSFORMS):
+    """{transform: float32 result array or 'error:Class'} for case `name` under `lib`
+    (the `transforms` named)."""
     f, shapes, _ = CASES[name]
     k = len(shapes)
     argnums = tuple(range(k))
@@ -154,7 +155,8 @@ def run_case(lib, name):
     }
     jg = lib.jit(lib.grad(loss, argnums))
     out = {}
-    for t, call in calls.items():
+    for t in transforms:
+        call = calls[t]
         try:
             out[t] = call()
         except Exception as e:  # noqa: BLE001 - the class is the outcome

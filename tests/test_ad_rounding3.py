@@ -1,0 +1,57 @@
+"""Reduction, contraction and cumulative derivative rules in JAX's exact form: each is
+JAX's expression, operation for operation, so it rounds as JAX's (the same value
+computed in another order differs in the last bits, and a training loop drifts apart).
+Recorded against jax 0.10.2 with tests/fuzz/reduce_rule_sweep.py's cases and
+transforms (`case/transform`): the float32 bits of results where astjax's former rule
+rounded otherwise."""
+import numpy as np
+import pytest
+
+import astjax
+from fuzz import reduce_rule_sweep as sweep
+
+# jax 0.10.2: (indices into the flattened result, their bits)
+JAX_BITS = {
+    # reduce_max's jvp: sums over x's own axes (not one folded axis)
+    "max_ties/jvp": (
+        [19, 20, 26, 28, 29, 30],
+        [0xbe4036b0, 0xbdfa7491, 0x3ed005aa, 0xbe93af85, 0x3d20e267, 0xbeeb2af7]),
+    # reduce_prod's jvp: the halving tree of `mul`s (not exclusive cumprods)
+    "prod/jit_grad": (
+        [0, 1, 2, 4, 5, 6],
+        [0x3e224a62, 0xbd7d72f5, 0x3c98d8f8, 0xbcebb36a, 0x3cde7ba3, 0xbc67286a]),
+    "prod_ax1/vmap_grad": (
+        [1, 5, 6, 7, 8, 11],
+        [0x4089da43, 0x40803322, 0x407604de, 0x411c1ce5, 0x40798203, 0x3d0c1d09]),
+    "prod_ax1/jvp": (
+        [2, 3, 4, 6, 7, 8],
+        [0xbdd81e5b, 0xbce250be, 0xbf0ab309, 0xc09c4e12, 0x3e298235, 0xbe437390]),
+    # cumprod / cumlogsumexp's jvp: an associative scan's (not a linear recurrence)
+    "cumprod/vmap_grad": (
+        [1, 7, 10, 11, 12, 13],
+        [0x3f012995, 0x3a89e679, 0x3da02768, 0x3ed5b59d, 0x3eab3ad6, 0xc05f06ad]),
+    "cumprod/jvp": (
+        [13, 14, 23, 24, 28, 29],
+        [0x3f2b3a5d, 0x3f283737, 0x3de98aeb, 0x3d97b531, 0xbdd4b9b3, 0xbd5ffaac]),
+    "logcumsumexp/jit_grad": (
+        [2, 3, 7, 8, 10, 13],
+        [0x4033e672, 0x3f117e60, 0x3da5928b, 0x3fcfb1a8, 0x3f9afae9, 0x3f100c0b]),
+    "logcumsumexp/jvp": (
+        [28, 29, 43, 53, 54, 78],
+        [0x400dc8b8, 0x40159dc4, 0x3ff8ce0c, 0x402a7c3e, 0x402ba293, 0x4001ea84]),
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _astjax_modules():
+    sweep._bind(astjax)
+
+
+@pytest.mark.parametrize("key", sorted(JAX_BITS))
+def test_bits_are_jaxs(key):
+    name, transform = key.split("/")
+    got = sweep.run_case(astjax, name, (transform,))[transform]
+    assert isinstance(got, np.ndarray), got
+    idx, want = JAX_BITS[key]
+    bits = got.view(np.uint32)[idx]
+    assert [hex(b) for b in bits] == [hex(w) for w in want]
