@@ -39,6 +39,10 @@ JAX_BITS = {
     "logcumsumexp/jvp": (
         [28, 29, 43, 53, 54, 78],
         [0x400dc8b8, 0x40159dc4, 0x3ff8ce0c, 0x402a7c3e, 0x402ba293, 0x4001ea84]),
+    # linalg.norm over every axis: a sum over x's own axes (not over x raveled)
+    "norm/vmap_grad": (
+        [40, 41, 42, 43, 45, 46],
+        [0xbd3173b0, 0x3eecfdc5, 0x3edb67e3, 0x3f16c3a8, 0x3d4a4a51, 0x3d14d85c]),
 }
 
 
