@@ -28,8 +28,7 @@ from .base import tangent_aval as _aval
 from .comparisons import minmax_values
 from .reductions import mul_jvp_pair
 from .slicing import slice_in_dim
-from .structural import (concatenate, convert_element_type, full, full_like, pad, reshape, rev,
-                         transpose)
+from .structural import concatenate, full_like, pad, rev
 
 
 def check_axis(axis, ndim, name):
@@ -386,36 +385,37 @@ def _logaddexp_pair(xa, ta, xb, tb):
     return z, bind(ew.add_p, bind(ew.mul_p, ta, weight(xa)), bind(ew.mul_p, tb, weight(xb)))
 
 
-def _interleave(a, b):
-    """a[0], b[0], a[1], b[1], ... along axis 0 (len(a) is len(b) or len(b) + 1), JAX's
-    way: each spread with interior zeros and the two added (so a -0.0 comes out +0.0,
-    as JAX's; XLA fuses that add with its producers as JAX's)."""
-    na, nb = _aval(a).shape[0], _aval(b).shape[0]
-    rest = [(0, 0, 0)] * (_aval(a).ndim - 1)
+def _interleave(a, b, axis):
+    """a[0], b[0], a[1], b[1], ... along `axis` (a is as long as b or one longer),
+    JAX's way: each spread with interior zeros and the two added (so a -0.0 comes out
+    +0.0, as JAX's; XLA fuses that add with its producers as JAX's)."""
+    na, nb = _aval(a).shape[axis], _aval(b).shape[axis]
+    config_a, config_b = [(0, 0, 0)] * _aval(a).ndim, [(0, 0, 0)] * _aval(a).ndim
+    config_a[axis] = (0, 1 if na == nb else 0, 1)
+    config_b[axis] = (1, 0 if na == nb else 1, 1)
     zero = np.zeros((), _aval(a).dtype)
-    pa = pad(a, zero, [(0, 1 if na == nb else 0, 1)] + rest)
-    pb = pad(b, zero, [(1, 0 if na == nb else 1, 1)] + rest)
-    return bind(ew.or_p if _aval(a).dtype == np.bool_ else ew.add_p, pa, pb)
+    return bind(ew.or_p if _aval(a).dtype == np.bool_ else ew.add_p,
+                pad(a, zero, config_a), pad(b, zero, config_b))
 
 
-def _assoc_scan(combine, x, t):
-    """Prefix combination of (value, tangent) pairs along axis 0 by odd/even recursive
-    doubling (the associative scan JAX differentiates for cummax/cummin, so that ties
-    share the derivative in the same proportions as JAX's)."""
-    n = _aval(x).shape[0]
+def _assoc_scan(combine, x, t, axis):
+    """Prefix combination of (value, tangent) pairs along `axis` by odd/even recursive
+    doubling: JAX's associative scan, whose jvp JAX takes for the cumulative
+    reductions (so values, tangents and the shares of ties round as JAX's)."""
+    n = _aval(x).shape[axis]
     if n < 2:
         return x, t
 
-    def sl(v, start, stop):
-        return slice_in_dim(v, start, stop, 2)
+    def sl(v, start, stop, stride=2):
+        return slice_in_dim(v, start, stop, stride, axis)
     ox, ot = _assoc_scan(combine, *combine(sl(x, 0, n - 1), sl(t, 0, n - 1),
-                                           sl(x, 1, n), sl(t, 1, n)))
-    no = _aval(ox).shape[0]
+                                           sl(x, 1, n), sl(t, 1, n)), axis)
+    no = _aval(ox).shape[axis]
     k = no if n % 2 else no - 1
-    ex, et = combine(slice_in_dim(ox, 0, k), slice_in_dim(ot, 0, k), sl(x, 2, n), sl(t, 2, n))
-    ex = concatenate([slice_in_dim(x, 0, 1), ex], 0)
-    et = concatenate([slice_in_dim(t, 0, 1), et], 0)
-    return _interleave(ex, ox), _interleave(et, ot)
+    ex, et = combine(sl(ox, 0, k, 1), sl(ot, 0, k, 1), sl(x, 2, n), sl(t, 2, n))
+    ex = concatenate([sl(x, 0, 1, 1), ex], axis)
+    et = concatenate([sl(t, 0, 1, 1), et], axis)
+    return _interleave(ex, ox, axis), _interleave(et, ot, axis)
 
 
 def _balanced(p):
@@ -442,16 +442,12 @@ def _assoc_scan_jvp(p, combine):
         if is_zero(t):
             y = bind(p, x, axis=axis, reverse=reverse)
             return y, core.Zero(_aval(y))
-        nd = _aval(x).ndim
-        perm = (axis,) + tuple(d for d in range(nd) if d != axis)
-        xs, ts = transpose(x, perm), transpose(t, perm)
         if reverse:
-            xs, ts = rev(xs, (0,)), rev(ts, (0,))
-        y, dy = _assoc_scan(combine, xs, ts)
+            x, t = rev(x, (axis,)), rev(t, (axis,))
+        y, dy = _assoc_scan(combine, x, t, axis)
         if reverse:
-            y, dy = rev(y, (0,)), rev(dy, (0,))
-        inv = tuple(int(i) for i in np.argsort(perm))
-        return transpose(y, inv), transpose(dy, inv)
+            y, dy = rev(y, (axis,)), rev(dy, (axis,))
+        return y, dy
     p.jvp = rule
 
 
