@@ -59,3 +59,68 @@ def test_bits_are_jaxs(key):
     idx, want = JAX_BITS[key]
     bits = got.view(np.uint32)[idx]
     assert [hex(b) for b in bits] == [hex(w) for w in want]
+
+
+# jax 0.10.2's `make_jaxpr(lambda x, t: jvp(f, (x,), (t,)))` on f32[3,2] operands
+JAX_JVP_JAXPRS = {
+    "reduce_prod": (lambda x: astjax.lax.reduce_prod(x, (0,)), """\
+{ lambda ; a:f32[3,2] b:f32[3,2]. let
+    c:f32[2,2] = slice[limit_indices=(2, 2) start_indices=(0, 0) strides=(1, 1)] a
+    d:f32[2,2] = slice[limit_indices=(2, 2) start_indices=(0, 0) strides=(1, 1)] b
+    e:f32[1,2] = slice[limit_indices=(3, 2) start_indices=(2, 0) strides=(1, 1)] a
+    f:f32[1,2] = slice[limit_indices=(3, 2) start_indices=(2, 0) strides=(1, 1)] b
+    g:f32[2,2] = pad[padding_config=((0, 1, 0), (0, 0, 0))] e 1.0:f32[]
+    h:f32[2,2] = pad[padding_config=((0, 1, 0), (0, 0, 0))] f 0.0:f32[]
+    i:f32[2,2] = mul c g
+    j:f32[2,2] = mul d g
+    k:f32[2,2] = mul c h
+    l:f32[2,2] = add_any j k
+    m:f32[1,2] = slice[limit_indices=(1, 2) start_indices=(0, 0) strides=(1, 1)] i
+    n:f32[1,2] = slice[limit_indices=(1, 2) start_indices=(0, 0) strides=(1, 1)] l
+    o:f32[1,2] = slice[limit_indices=(2, 2) start_indices=(1, 0) strides=(1, 1)] i
+    p:f32[1,2] = slice[limit_indices=(2, 2) start_indices=(1, 0) strides=(1, 1)] l
+    q:f32[1,2] = mul m o
+    r:f32[1,2] = mul n o
+    s:f32[1,2] = mul m p
+    t:f32[1,2] = add_any r s
+    u:f32[2] = squeeze[dimensions=(0,)] q
+    v:f32[2] = squeeze[dimensions=(0,)] t
+  in (u, v) }
+"""),
+    "cumprod": (lambda x: astjax.lax.cumprod(x, axis=0), """\
+{ lambda ; a:f32[3,2] b:f32[3,2]. let
+    c:f32[1,2] = slice[limit_indices=(2, 2) start_indices=(0, 0) strides=(2, 1)] a
+    d:f32[1,2] = slice[limit_indices=(2, 2) start_indices=(0, 0) strides=(2, 1)] b
+    e:f32[1,2] = slice[limit_indices=(3, 2) start_indices=(1, 0) strides=(2, 1)] a
+    f:f32[1,2] = slice[limit_indices=(3, 2) start_indices=(1, 0) strides=(2, 1)] b
+    g:f32[1,2] = mul c e
+    h:f32[1,2] = mul d e
+    i:f32[1,2] = mul c f
+    j:f32[1,2] = add_any h i
+    k:f32[1,2] = slice[limit_indices=(3, 2) start_indices=(2, 0) strides=(2, 1)] a
+    l:f32[1,2] = slice[limit_indices=(3, 2) start_indices=(2, 0) strides=(2, 1)] b
+    m:f32[1,2] = mul g k
+    n:f32[1,2] = mul j k
+    o:f32[1,2] = mul g l
+    p:f32[1,2] = add_any n o
+    q:f32[1,2] = slice[limit_indices=(1, 2) start_indices=(0, 0) strides=(1, 1)] a
+    r:f32[1,2] = slice[limit_indices=(1, 2) start_indices=(0, 0) strides=(1, 1)] b
+    s:f32[2,2] = concatenate[dimension=0] q m
+    t:f32[2,2] = concatenate[dimension=0] r p
+    u:f32[3,2] = pad[padding_config=((0, 0, 1), (0, 0, 0))] s 0.0:f32[]
+    v:f32[3,2] = pad[padding_config=((0, 0, 1), (0, 0, 0))] t 0.0:f32[]
+    w:f32[3,2] = pad[padding_config=((1, 1, 1), (0, 0, 0))] g 0.0:f32[]
+    x:f32[3,2] = pad[padding_config=((1, 1, 1), (0, 0, 0))] j 0.0:f32[]
+    y:f32[3,2] = add u w
+    z:f32[3,2] = add v x
+  in (y, z) }
+"""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JAX_JVP_JAXPRS))
+def test_jvp_is_jaxs_expression(name):
+    f, want = JAX_JVP_JAXPRS[name]
+    x = np.ones((3, 2), np.float32)
+    got = astjax.make_jaxpr(lambda x, t: astjax.jvp(f, (x,), (t,)))(x, x)
+    assert str(got).strip() == want.strip()

@@ -386,16 +386,19 @@ def _logaddexp_pair(xa, ta, xb, tb):
 
 
 def _interleave(a, b, axis):
-    """a[0], b[0], a[1], b[1], ... along `axis` (a is as long as b or one longer),
-    JAX's way: each spread with interior zeros and the two added (so a -0.0 comes out
-    +0.0, as JAX's; XLA fuses that add with its producers as JAX's)."""
-    na, nb = _aval(a).shape[axis], _aval(b).shape[axis]
-    config_a, config_b = [(0, 0, 0)] * _aval(a).ndim, [(0, 0, 0)] * _aval(a).ndim
+    """(value, tangent) pairs `a` and `b` interleaved along `axis` -- a[0], b[0], a[1],
+    ... (a is as long as b or one longer) -- JAX's way: each spread with interior
+    zeros and the two added (a -0.0 comes out +0.0, as JAX's), the equations in the
+    order JAX's jvp emits them (each operation on the value, then on the tangent)."""
+    na, nb = _aval(a[0]).shape[axis], _aval(b[0]).shape[axis]
+    config_a, config_b = [(0, 0, 0)] * _aval(a[0]).ndim, [(0, 0, 0)] * _aval(a[0]).ndim
     config_a[axis] = (0, 1 if na == nb else 0, 1)
     config_b[axis] = (1, 0 if na == nb else 1, 1)
-    zero = np.zeros((), _aval(a).dtype)
-    return bind(ew.or_p if _aval(a).dtype == np.bool_ else ew.add_p,
-                pad(a, zero, config_a), pad(b, zero, config_b))
+    zero = np.zeros((), _aval(a[0]).dtype)
+    pa = [pad(v, zero, config_a) for v in a]
+    pb = [pad(v, zero, config_b) for v in b]
+    add = ew.or_p if _aval(a[0]).dtype == np.bool_ else ew.add_p
+    return tuple(bind(add, u, v) for u, v in zip(pa, pb))
 
 
 def _assoc_scan(combine, x, t, axis):
@@ -406,16 +409,13 @@ def _assoc_scan(combine, x, t, axis):
     if n < 2:
         return x, t
 
-    def sl(v, start, stop, stride=2):
-        return slice_in_dim(v, start, stop, stride, axis)
-    ox, ot = _assoc_scan(combine, *combine(sl(x, 0, n - 1), sl(t, 0, n - 1),
-                                           sl(x, 1, n), sl(t, 1, n)), axis)
-    no = _aval(ox).shape[axis]
-    k = no if n % 2 else no - 1
-    ex, et = combine(sl(ox, 0, k, 1), sl(ot, 0, k, 1), sl(x, 2, n), sl(t, 2, n))
-    ex = concatenate([sl(x, 0, 1, 1), ex], axis)
-    et = concatenate([sl(t, 0, 1, 1), et], axis)
-    return _interleave(ex, ox, axis), _interleave(et, ot, axis)
+    def sl(vs, start, stop, stride=2):
+        return [slice_in_dim(v, start, stop, stride, axis) for v in vs]
+    odd = _assoc_scan(combine, *combine(*sl((x, t), 0, n - 1), *sl((x, t), 1, n)), axis)
+    no = _aval(odd[0]).shape[axis]
+    even = combine(*(odd if n % 2 else sl(odd, 0, no - 1, 1)), *sl((x, t), 2, n))
+    even = [concatenate([first, rest], axis) for first, rest in zip(sl((x, t), 0, 1, 1), even)]
+    return _interleave(even, odd, axis)
 
 
 def _balanced(p):

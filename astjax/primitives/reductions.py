@@ -189,8 +189,8 @@ def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
     xs, ts = reshape(xs, new), reshape(ts, new)
     while n > 1:
         n1 = (n + 1) // 2
-        halves = [(slice_in_dim(v, 0, n1, axis=0), slice_in_dim(v, n1, n, axis=0)) for v in (xs, ts)]
-        (x1, x2), (t1, t2) = halves
+        x1, t1 = (slice_in_dim(v, 0, n1, axis=0) for v in (xs, ts))
+        x2, t2 = (slice_in_dim(v, n1, n, axis=0) for v in (xs, ts))
         if n - n1 != n1:
             config = [(0, 1, 0)] + [(0, 0, 0)] * (len(new) - 1)
             dt = _aval(x).dtype
