@@ -26,9 +26,9 @@ from .base import (ANY, FLOAT, NUMBER, REAL, as_operand, check_dtype, defcumulat
                    defreducer, is_zero, max_value, min_value, nondiff, register)
 from .base import tangent_aval as _aval
 from .comparisons import minmax_values
+from .reductions import mul_jvp_pair
 from .slicing import slice_in_dim
-from .structural import (concatenate, convert_element_type, full, full_like, reshape, rev,
-                         transpose)
+from .structural import concatenate, full_like, pad, rev
 
 
 def check_axis(axis, ndim, name):
@@ -357,7 +357,7 @@ cummax = _cumulative(cummax_p)
 cummin = _cumulative(cummin_p)
 cumlogsumexp = _cumulative(cumlogsumexp_p)
 
-# cumsum is linear; the others' tangents follow a linear recurrence, run as a scan
+# cumsum is linear; the others' jvp is an associative scan's, as JAX's
 
 
 def _cumsum_transpose(ct, x, *, axis, reverse=False):
@@ -369,90 +369,53 @@ def _cumsum_transpose(ct, x, *, axis, reverse=False):
 deflinear(cumsum_p, _cumsum_transpose)
 
 
-def _shift(x, axis, reverse, fill):
-    """x shifted by one along `axis` (towards the scan direction), `fill` entering."""
-    a = _aval(x)
-    n = a.shape[axis]
-    pad_shape = list(a.shape)
-    pad_shape[axis] = 1
-    f = full(tuple(pad_shape), fill, a.dtype)
-    if n == 0:
-        return x
-    if not reverse:
-        return concatenate([f, slice_in_dim(x, 0, n - 1, axis=axis)], axis)
-    return concatenate([slice_in_dim(x, 1, n, axis=axis), f], axis)
+def _logaddexp_pair(xa, ta, xb, tb):
+    """JAX's `logaddexp` (lax/other.py's form) and its custom jvp on (value, tangent)
+    pairs: the tangent weights are exp(x - out), an infinite +inf operand read as 0."""
+    delta = bind(ew.sub_p, xa, xb)
+    big = bind(ew.add_p, bind(ew.max_p, xa, xb),
+               bind(ew.log1p_p, bind(ew.exp_p, bind(ew.neg_p, bind(ew.abs_p, delta)))))
+    z = bind(sel.select_n_p, bind(ew.ne_p, delta, delta), big, bind(ew.add_p, xa, xb))
+
+    def finite(v):
+        return bind(sel.select_n_p, bind(ew.eq_p, v, full_like(v, np.inf)), v, full_like(v, 0))
+
+    def weight(v):
+        return bind(ew.exp_p, bind(ew.sub_p, finite(v), finite(z)))
+    return z, bind(ew.add_p, bind(ew.mul_p, ta, weight(xa)), bind(ew.mul_p, tb, weight(xb)))
 
 
-def _linear_recurrence(a, b, axis, reverse):
-    """c_i = a_i * c_{i-1} + b_i along `axis` (c_{-1} = 0), as a `scan` (linear in b)."""
-    from .scan import scan_raw
-    nd = _aval(b).ndim
-    perm = (axis,) + tuple(d for d in range(nd) if d != axis)
-    inv = tuple(int(i) for i in np.argsort(perm))
-    at, bt = transpose(a, perm), transpose(b, perm)
-    init = full(_aval(bt).shape[1:], 0, _aval(b).dtype)
-
-    def step(c, xs):
-        ai, bi = xs
-        c = bind(ew.add_p, bind(ew.mul_p, ai, c), bi)
-        return c, c
-    _, ys = scan_raw(step, init, (at, bt), reverse=reverse)
-    return transpose(ys, inv)
-
-
-def _cum_recurrence_jvp(p, coefs):
-    """coefs(x, y, y_prev) -> (a, b_scale, b_from): tangent recurrence
-    dy_i = a_i * dy_{i-1} + b_scale_i * t_i."""
-    def rule(primals, tangents, *, axis, reverse=False):
-        x, = primals
-        t, = tangents
-        y = bind(p, x, axis=axis, reverse=reverse)
-        if is_zero(t):
-            return y, core.Zero(_aval(y))
-        a, s = coefs(x, y, axis, reverse)
-        return y, _linear_recurrence(a, bind(ew.mul_p, s, t), axis, reverse)
-    p.jvp = rule
+def _interleave(a, b, axis):
+    """(value, tangent) pairs `a` and `b` interleaved along `axis` -- a[0], b[0], a[1],
+    ... (a is as long as b or one longer) -- JAX's way: each spread with interior
+    zeros and the two added (a -0.0 comes out +0.0, as JAX's), the equations in the
+    order JAX's jvp emits them (each operation on the value, then on the tangent)."""
+    na, nb = _aval(a[0]).shape[axis], _aval(b[0]).shape[axis]
+    config_a, config_b = [(0, 0, 0)] * _aval(a[0]).ndim, [(0, 0, 0)] * _aval(a[0]).ndim
+    config_a[axis] = (0, 1 if na == nb else 0, 1)
+    config_b[axis] = (1, 0 if na == nb else 1, 1)
+    zero = np.zeros((), _aval(a[0]).dtype)
+    pa = [pad(v, zero, config_a) for v in a]
+    pb = [pad(v, zero, config_b) for v in b]
+    add = ew.or_p if _aval(a[0]).dtype == np.bool_ else ew.add_p
+    return tuple(bind(add, u, v) for u, v in zip(pa, pb))
 
 
-def _cumprod_coefs(x, y, axis, reverse):
-    y_prev = _shift(y, axis, reverse, 1)
-    return x, y_prev
-
-
-def _cumlse_coefs(x, y, axis, reverse):
-    y_prev = _shift(y, axis, reverse, -np.inf)
-    return bind(ew.exp_p, bind(ew.sub_p, y_prev, y)), bind(ew.exp_p, bind(ew.sub_p, x, y))
-
-
-def _interleave(a, b):
-    """a[0], b[0], a[1], b[1], ... along axis 0 (len(a) is len(b) or len(b) + 1)."""
-    na, nb = _aval(a).shape[0], _aval(b).shape[0]
-    if na > nb:
-        b = concatenate([b, slice_in_dim(a, na - 1, na)], 0)
-    rest = _aval(a).shape[1:]
-    pair = concatenate([reshape(a, (na, 1) + rest), reshape(b, (na, 1) + rest)], 1)
-    out = reshape(pair, (2 * na,) + rest)
-    return out if na == nb else slice_in_dim(out, 0, na + nb)
-
-
-def _assoc_scan(combine, x, t):
-    """Prefix combination of (value, tangent) pairs along axis 0 by odd/even recursive
-    doubling (the associative scan JAX differentiates for cummax/cummin, so that ties
-    share the derivative in the same proportions as JAX's)."""
-    n = _aval(x).shape[0]
+def _assoc_scan(combine, x, t, axis):
+    """Prefix combination of (value, tangent) pairs along `axis` by odd/even recursive
+    doubling: JAX's associative scan, whose jvp JAX takes for the cumulative
+    reductions (so values, tangents and the shares of ties round as JAX's)."""
+    n = _aval(x).shape[axis]
     if n < 2:
         return x, t
 
-    def sl(v, start, stop):
-        return slice_in_dim(v, start, stop, 2)
-    ox, ot = _assoc_scan(combine, *combine(sl(x, 0, n - 1), sl(t, 0, n - 1),
-                                           sl(x, 1, n), sl(t, 1, n)))
-    no = _aval(ox).shape[0]
-    k = no if n % 2 else no - 1
-    ex, et = combine(slice_in_dim(ox, 0, k), slice_in_dim(ot, 0, k), sl(x, 2, n), sl(t, 2, n))
-    ex = concatenate([slice_in_dim(x, 0, 1), ex], 0)
-    et = concatenate([slice_in_dim(t, 0, 1), et], 0)
-    return _interleave(ex, ox), _interleave(et, ot)
+    def sl(vs, start, stop, stride=2):
+        return [slice_in_dim(v, start, stop, stride, axis) for v in vs]
+    odd = _assoc_scan(combine, *combine(*sl((x, t), 0, n - 1), *sl((x, t), 1, n)), axis)
+    no = _aval(odd[0]).shape[axis]
+    even = combine(*(odd if n % 2 else sl(odd, 0, no - 1, 1)), *sl((x, t), 2, n))
+    even = [concatenate([first, rest], axis) for first, rest in zip(sl((x, t), 0, 1, 1), even)]
+    return _interleave(even, odd, axis)
 
 
 def _balanced(p):
@@ -470,29 +433,28 @@ def _balanced(p):
     return combine
 
 
-def _cumext_jvp(p, combine):
+def _assoc_scan_jvp(p, combine):
+    """JAX's rule: the jvp of an associative scan of `combine` along the axis (the
+    reversed axis when `reverse`); its primal is the scan's too, as JAX's."""
     def rule(primals, tangents, *, axis, reverse=False):
         x, = primals
         t, = tangents
-        y = bind(p, x, axis=axis, reverse=reverse)
         if is_zero(t):
+            y = bind(p, x, axis=axis, reverse=reverse)
             return y, core.Zero(_aval(y))
-        nd = _aval(x).ndim
-        perm = (axis,) + tuple(d for d in range(nd) if d != axis)
-        xs, ts = transpose(x, perm), transpose(t, perm)
         if reverse:
-            xs, ts = rev(xs, (0,)), rev(ts, (0,))
-        _, dy = _assoc_scan(combine, xs, ts)
+            x, t = rev(x, (axis,)), rev(t, (axis,))
+        y, dy = _assoc_scan(combine, x, t, axis)
         if reverse:
-            dy = rev(dy, (0,))
-        return y, transpose(dy, tuple(int(i) for i in np.argsort(perm)))
+            y, dy = rev(y, (axis,)), rev(dy, (axis,))
+        return y, dy
     p.jvp = rule
 
 
-_cum_recurrence_jvp(cumprod_p, _cumprod_coefs)
-_cum_recurrence_jvp(cumlogsumexp_p, _cumlse_coefs)
-_cumext_jvp(cummax_p, _balanced(ew.max_p))
-_cumext_jvp(cummin_p, _balanced(ew.min_p))
+_assoc_scan_jvp(cumprod_p, mul_jvp_pair)
+_assoc_scan_jvp(cumlogsumexp_p, _logaddexp_pair)
+_assoc_scan_jvp(cummax_p, _balanced(ew.max_p))
+_assoc_scan_jvp(cummin_p, _balanced(ew.min_p))
 
 __all__ = ["argmax_p", "argmin_p", "cumsum_p", "cumprod_p", "cummax_p", "cummin_p",
            "cumlogsumexp_p"]

@@ -24,7 +24,8 @@ from .base import (ANY, INT_BOOL, NUMBER, bilinear, deflinear, defreducer, is_ze
 from .base import tangent_aval as _aval
 from .slicing import slice_in_dim
 from .structural import (batched_layout, broadcast_in_dim, concatenate, convert_element_type,
-                         full, laid_out, out_layout, reshape, transpose)
+                         full, laid_out, out_layout, pad, reshape, squeeze,
+                         transpose)
 
 __all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
            "reduce_or_p", "dot_general_p", "DotDims", "dot_dims"]
@@ -104,6 +105,13 @@ def _fold_axes(x, keep, axes, k):
     return x if _aval(x).shape == new else reshape(x, new)
 
 
+def _unfold_axes(xf, shape, keep, axes):
+    """The inverse of `_fold_axes`: xf's last axis split into `axes`, moved back."""
+    x = reshape(xf, tuple(shape[d] for d in keep + axes))
+    perm = tuple(int(i) for i in np.argsort(keep + axes))
+    return x if perm == tuple(range(len(shape))) else transpose(x, perm)
+
+
 def _reduce_chooser_jvp(p, arg):
     """The tangent of the max (min): the mean of t over the elements equal to it (ties
     share, as JAX). XLA may evaluate x more than once with different rounding (an FMA
@@ -126,26 +134,29 @@ def _reduce_chooser_jvp(p, arg):
         axes_ = tuple(sorted(a % len(shape) for a in axes)) if shape else ()
         keep = tuple(d for d in range(len(shape)) if d not in axes_)
         k = int(np.prod([shape[a] for a in axes_], dtype=np.int64))
-        xf, tf = _fold_axes(x, keep, axes_, k), _fold_axes(t, keep, axes_, k)
-        full_shape, ax = _aval(xf).shape, len(keep)
-        loc = bind(ew.eq_p, xf, broadcast_in_dim(out, full_shape, tuple(range(ax))))
+        loc = bind(ew.eq_p, x, broadcast_in_dim(out, shape, keep))
         if k and dtypes.is_float(_aval(x).dtype):
+            # the one-hot of `arg` along the folded axes, unfolded to x's layout
             i32 = dtypes.int32
+            xf = _fold_axes(x, keep, axes_, k)
+            full_shape, ax = _aval(xf).shape, len(keep)
             keep_dims = tuple(range(ax))
             at = lax.eq(lax.broadcasted_iota(i32, full_shape, ax),
                         broadcast_in_dim(arg(xf, ax, i32), full_shape, keep_dims))
-            tie = lax.gt(reduce_sum(convert_element_type(loc, i32), (ax,)), np.int32(1))
-            loc = lax.select(broadcast_in_dim(tie, full_shape, keep_dims), loc, at)
+            at = _unfold_axes(at, shape, keep, axes_)
+            tie = lax.gt(reduce_sum(convert_element_type(loc, i32), axes_), np.int32(1))
+            loc = lax.select(broadcast_in_dim(tie, shape, keep), loc, at)
             # A NaN result has no location: JAX's mask is all false, 0/0 and inf*0 give
             # NaN tangents and cotangents. XLA rewrites `mul(g, convert(mask))` into a
             # select, which would make that cotangent 0, so the NaN is in the weights.
-            is_num = broadcast_in_dim(lax.eq(out, out), full_shape, keep_dims)
+            is_num = broadcast_in_dim(lax.eq(out, out), shape, keep)
             locf = lax.select(is_num, convert_element_type(loc, _aval(x).dtype),
-                              lax.full_like(xf, np.nan))
+                              lax.full_like(x, np.nan))
         else:
             locf = convert_element_type(loc, _aval(x).dtype)
-        counts = reduce_sum(locf, (ax,))
-        return out, bind(ew.div_p, reduce_sum(bind(ew.mul_p, tf, locf), (ax,)), counts)
+        # JAX's form: sums over x's own axes (a sum over the folded axis rounds otherwise)
+        counts = reduce_sum(locf, axes_)
+        return out, bind(ew.div_p, reduce_sum(bind(ew.mul_p, t, locf), axes_), counts)
     p.jvp = rule
 
 
@@ -153,31 +164,40 @@ _reduce_chooser_jvp(reduce_max_p, lambda x, ax, dt: lax_ops().argmax(x, ax, dt))
 _reduce_chooser_jvp(reduce_min_p, lambda x, ax, dt: lax_ops().argmin(x, ax, dt))
 
 
+def mul_jvp_pair(xa, ta, xb, tb):
+    """JAX's jvp of `mul` on (value, tangent) pairs: (xa * xb, ta * xb + xa * tb)."""
+    return bind(ew.mul_p, xa, xb), bind(ew.add_any_p, bind(ew.mul_p, ta, xb),
+                                        bind(ew.mul_p, xa, tb))
+
+
 def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
-    from .cumulative import cumprod
+    """JAX's form: the reduced axes moved first and flattened, then halved repeatedly
+    (the second half padded with 1 when odd) and the halves multiplied with `mul`'s
+    jvp; the primal is that tree's product too, as JAX's."""
     x, = primals
     t, = tangents
-    out = bind(reduce_prod_p, x, axes=axes, out_sharding=out_sharding)
-    if is_zero(t):
-        return out, core.Zero(_aval(out))
     shape = _aval(x).shape
-    axes_ = tuple(sorted(a % len(shape) for a in axes)) if shape else ()
-    keep = tuple(d for d in range(len(shape)) if d not in axes_)
-    perm = keep + axes_
-    k = int(np.prod([shape[a] for a in axes_], dtype=np.int64))
-    if k == 0:  # the empty product is the constant 1
+    axes_ = tuple(a % len(shape) for a in axes) if shape else ()
+    rest = tuple(d for d in range(len(shape)) if d not in axes_)
+    n = int(np.prod([shape[a] for a in axes_], dtype=np.int64))
+    if is_zero(t) or n == 0:  # the empty product is the constant 1
+        out = bind(reduce_prod_p, x, axes=axes, out_sharding=out_sharding)
         return out, core.Zero(_aval(out))
-    kshape = tuple(shape[d] for d in keep)
-    xf = reshape(transpose(x, perm), kshape + (k,))
-    tf = reshape(transpose(t, perm), kshape + (k,))
-    ax = len(kshape)
-    # product of all other elements: exclusive prefix * exclusive suffix products
-    one = full(kshape + (1,), 1, _aval(x).dtype)
-    left = concatenate([one, slice_in_dim(cumprod(xf, ax), 0, k - 1, axis=ax)], ax)
-    right = concatenate([slice_in_dim(cumprod(xf, ax, reverse=True), 1, k, axis=ax),
-                         one], ax)
-    others = bind(ew.mul_p, left, right)
-    return out, reduce_sum(bind(ew.mul_p, tf, others), (ax,))
+    new = (n,) + tuple(shape[d] for d in rest)
+    perm = axes_ + rest
+    xs, ts = ((v if perm == tuple(range(len(shape))) else transpose(v, perm)) for v in (x, t))
+    xs, ts = reshape(xs, new), reshape(ts, new)
+    while n > 1:
+        n1 = (n + 1) // 2
+        x1, t1 = (slice_in_dim(v, 0, n1, axis=0) for v in (xs, ts))
+        x2, t2 = (slice_in_dim(v, n1, n, axis=0) for v in (xs, ts))
+        if n - n1 != n1:
+            config = [(0, 1, 0)] + [(0, 0, 0)] * (len(new) - 1)
+            dt = _aval(x).dtype
+            x2, t2 = pad(x2, np.ones((), dt), config), pad(t2, np.zeros((), dt), config)
+        xs, ts = mul_jvp_pair(x1, t1, x2, t2)
+        n = n1
+    return squeeze(xs, (0,)), squeeze(ts, (0,))
 
 
 reduce_prod_p.jvp = _reduce_prod_jvp

@@ -23,7 +23,7 @@ from ..contractions import (einsum as _einsum, matmul as _matmul, outer as _oute
                             tensordot as _td)
 from ..creation import eye as _eye
 from ..reductions import any as _any, max as _max, min as _min, sum as _sum
-from ..shapes import diagonal as _dg, moveaxis as _moveaxis, ravel as _ravel, trace as _tr
+from ..shapes import diagonal as _dg, moveaxis as _moveaxis, trace as _tr
 from ..ufuncs import asarray_operand, promote_args_inexact, where
 from ..util import canonicalize_axes, library_jit
 from .decompositions import (EigResult, EighResult, QRResult, SlogdetResult,  # noqa: F401
@@ -75,9 +75,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
       Array(5., dtype=float32)
     """
     [x] = promote_args_inexact("vector_norm", asarray_operand(x))
-    if axis is None:
-        out = vector_norm(_ravel(x), axis=0, ord=ord)
-        return lax.reshape(out, (1,) * len(_shape(x))) if keepdims else out
+    # axis None reduces over every axis of x, as JAX's (a sum over x raveled rounds
+    # otherwise under vmap)
     ax = uf.abs(x)
     if ord == 2 or ord is None:
         if dtypes.issubdtype(_dt(x), np.complexfloating):
@@ -136,8 +135,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     nd = len(_shape(x))
     if axis is None:
         if ord is None:
-            out = vector_norm(_ravel(x), axis=0)
-            return lax.reshape(out, (1,) * nd) if keepdims else out
+            return vector_norm(x, keepdims=keepdims)
         axis = tuple(range(nd))
     axes = canonicalize_axes(axis, nd, "norm")
     if len(axes) == 1:
