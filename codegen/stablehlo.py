@@ -37,6 +37,9 @@ _ELT = {dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32
         **{d: _narrow_type(d.name) for d in dtypes.NARROW_FLOATS + dtypes.NARROW_INTS}}
 
 
+# the element types a `stablehlo.constant` is printed of (`dense_attr`)
+CONSTANT_TYPES = frozenset(_ELT)
+
 _SSA_DEF = re.compile(r"\s*%(\d+)(?::\d+)? = ")
 _DYNAMIC_FORMS = dynamic_shapes.DYNAMIC_FORMS
 _Literal = core.Literal
@@ -73,10 +76,20 @@ def dense_attr(value, aval) -> str:
             body = '"0x' + flat.astype(np.uint8).tobytes().hex().upper() + '"'
         return f"dense<{body}> : {tensor_type(aval)}"
     flat = v.reshape(-1)
-    if flat.size > 1 and (flat.view(np.uint8).reshape(flat.size, -1)
-                          == flat[:1].view(np.uint8)).all():
-        flat = flat[:1]  # a splat: one element's bytes
-    return f'dense<"0x{flat.astype(flat.dtype.newbyteorder("<")).tobytes().hex().upper()}"> : {tensor_type(aval)}'
+    b = flat.view(np.uint8).reshape(flat.size, -1) if flat.size > 1 else None
+    # (a splat: one element's bytes; the first two elements tell most arrays apart
+    # without comparing every element)
+    if b is not None and (b[1] == b[0]).all() and (b == b[0]).all():
+        flat = flat[:1]
+    if flat.dtype.byteorder == ">":
+        flat = flat.astype(flat.dtype.newbyteorder("<"))
+    raw = memoryview(flat.view(np.uint8)).hex()   # (no copy of the array's bytes)
+    # MLIR prints hex digits in upper case and reads either: a large array's (a
+    # closed-over constant, `lower_module(embedded=)`) are left as they come
+    return f'dense<"0x{raw.upper() if len(raw) <= _UPPER_HEX else raw}"> : {tensor_type(aval)}'
+
+
+_UPPER_HEX = 1 << 16
 
 
 def i64_array(xs) -> str:
@@ -188,7 +201,11 @@ class ModuleBuilder:
         `ir_constant` writes a literal (XLA's compile merges equal ones)."""
         if dynamic_shapes.is_dynamic(aval):
             return dynamic_shapes.splat_constant(self, value, aval)
-        return self.op("stablehlo.constant", [], [aval], {"value": dense_attr(value, aval)})[0]
+        t = tensor_type(aval)   # (written out, not by `op`: a large one is copied less)
+        name = self.fresh(t)
+        self.lines.append(f'{" " * self.indent}{name} = "stablehlo.constant"() '
+                          f'{{value = {dense_attr(value, aval)}}} : () -> {t}')
+        return name
 
     def region(self, arg_avals, body, terminator="stablehlo.return") -> str:
         """A region whose block takes `arg_avals`; `body(*args)` returns SSA results
@@ -320,7 +337,12 @@ def _check_op_types(eqn, ctx):
                      "np.asarray(x).astype(np.uint8), or use bool")
 
 
-def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cpu"):
+def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cpu",
+                embedded=()):
+    """Lower `jaxpr`'s equations into `mb` with its constvars bound to the SSA names
+    `consts` and its invars to `args`; return its results' SSA names. `embedded`:
+    (var, value) pairs of the values the module carries as `stablehlo.constant`s (the
+    consts of a `jit`'s program, `dispatch_keys.embedded_constants`), emitted first."""
     env = {}
 
     def read(a):
@@ -328,6 +350,8 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
             return mb.constant(a.val, a.aval)
         return env[a]
 
+    for v, x in embedded:
+        env[v] = mb.constant(np.asarray(x), v.aval)
     for v, x in zip(jaxpr.constvars, consts):
         env[v] = x
     for v, x in zip(jaxpr.invars, args):
@@ -551,7 +575,7 @@ def donation_attributes(in_avals, out_avals, donated) -> dict:
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
                  platform="cpu", num_partitions=1, arg_shardings=None,
                  result_shardings=None, preamble=None, result_names=None,
-                 tokens=False, result_hook=None, ordered=()) -> str:
+                 tokens=False, result_hook=None, ordered=(), embedded=()) -> str:
     """A whole module: constvars then invars become the function's arguments.
     `result_names` (one per result, e.g. `result['a'][0]`) become the results'
     `jax.result_info` attributes, as JAX prints them.
@@ -564,7 +588,9 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     run such modules); the other callers (pmap) refuse them. `result_hook(mb, outs)`: the values
     returned instead of the body's `outs` (`codegen/host_memory.py`'s placements).
     `ordered`: the ordered effects whose tokens `@main` takes and returns first, as
-    JAX's (`{jax.token = true}`; primitives/effects.py, astjax/jit_ordered.py)."""
+    JAX's (`{jax.token = true}`; primitives/effects.py, astjax/jit_ordered.py).
+    `embedded`: (var, value) of the closed-over values `@main` carries as constants
+    rather than parameters (vars the equations read beside `jaxpr.constvars`)."""
     if not tokens and any(type(v.aval) is core.TokenAval
                           for v in (*jaxpr.invars, *jaxpr.outvars)):
         raise NotImplementedInAstjaxError(
@@ -598,7 +624,7 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     if any(dynamic_shapes.is_dynamic(v.aval) for v in params):   # (symbolic shapes)
         dynamic_shapes.dimension_values(mb, [v.aval for v in params], arg_names)
     with core.collector_paused():   # lines and SSA names: no cycles (issue 14)
-        outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
+        outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform, embedded)
         if result_hook is not None:
             outs = result_hook(mb, outs)
     outs = [*mb.tokens.values(), *outs]
@@ -621,7 +647,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
             f"  func.func public @main({', '.join(sig)})"
             + (f" -> ({', '.join(res_types)})" if res_types else "") + " {\n")
     funcs = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n" for f in mb.functions)
-    text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n" + funcs + "}\n")
+    # (one join: a module carrying a large constant is copied as few times as it can be)
+    text = ModuleText("\n".join([head[:-1], *mb.lines, "  }\n" + funcs + "}\n"]))
     text.host_callbacks = tuple(mb.host_callbacks)
     text.origins = mb.origins
     if mb.refine:
