@@ -198,35 +198,6 @@ def without_float0_inputs(closed):
     return core.ClosedJaxpr(program, [consts[i] for i in keep]), tuple(drop)
 
 
-_EMBEDDED_TYPES = (np.ndarray, np.generic, bool, int, float, complex, _Array, _Committed)
-
-
-def embedded_constants(closed):
-    """(`closed` keeping only the consts that stay `@main` parameters, ((constvar,
-    value), ...) of those its module carries as `stablehlo.constant`s), as JAX 0.10.2
-    lowers a jitted function's closed-over values: every NumPy array and every Array
-    on one device (committed or not), of any size, is a constant of the module
-    (`jax_use_simplified_jaxpr_constants` is off: nothing is hoisted), so XLA folds
-    what is computed from them alone at compile time -- a sum of a closed-over array
-    is summed in its evaluator's order, not the runtime kernel's. What stays a
-    parameter: a staged value of an enclosing staging (JAX's `separate_consts`), and
-    values of a type astjax prints no constant of (PRNG keys, arrays laid out over
-    several devices). The values are read when the module is lowered, as JAX's
-    `ir_constant` reads them. The program's equations still read the embedded vars:
-    `stablehlo.lower_module(embedded=)` binds them."""
-    jaxpr = closed.jaxpr
-    embed = [type(c) in _EMBEDDED_TYPES and type(v.aval) is core.ShapedArray
-             and v.aval.dtype in stablehlo.CONSTANT_TYPES
-             for v, c in zip(jaxpr.constvars, closed.consts)]
-    if not any(embed):
-        return closed, ()
-    kept = [i for i, e in enumerate(embed) if not e]
-    program = core.Jaxpr([jaxpr.constvars[i] for i in kept], jaxpr.invars, jaxpr.outvars,
-                         jaxpr.eqns)
-    return (core.ClosedJaxpr(program, [closed.consts[i] for i in kept]),
-            tuple((v, c) for v, c, e in zip(jaxpr.constvars, closed.consts, embed) if e))
-
-
 def with_float0_outputs(unflatten, removed):
     """`unflatten` for a program whose float0 outputs `removed` (from
     `without_float0_outputs`) are put back as host zeros, as JAX returns them."""
@@ -255,7 +226,7 @@ class Entry:
         # float0 arguments carry no data: the program never sees them (`run` drops them)
         self.program, self.float0_in = without_float0_inputs(self.program)
         # (closed-over values: constants of the module, as JAX's, not parameters)
-        self.program, embedded = embedded_constants(self.program)
+        self.program, embedded = stablehlo.embedded_constants(self.program, runtime.ONE_DEVICE)
         closed = self.program
         jaxpr = closed.jaxpr
         nconst = len(jaxpr.constvars)

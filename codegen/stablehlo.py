@@ -37,9 +37,6 @@ _ELT = {dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32
         **{d: _narrow_type(d.name) for d in dtypes.NARROW_FLOATS + dtypes.NARROW_INTS}}
 
 
-# the element types a `stablehlo.constant` is printed of (`dense_attr`)
-CONSTANT_TYPES = frozenset(_ELT)
-
 _SSA_DEF = re.compile(r"\s*%(\d+)(?::\d+)? = ")
 _DYNAMIC_FORMS = dynamic_shapes.DYNAMIC_FORMS
 _Literal = core.Literal
@@ -342,7 +339,7 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
     """Lower `jaxpr`'s equations into `mb` with its constvars bound to the SSA names
     `consts` and its invars to `args`; return its results' SSA names. `embedded`:
     (var, value) pairs of the values the module carries as `stablehlo.constant`s (the
-    consts of a `jit`'s program, `dispatch_keys.embedded_constants`), emitted first."""
+    consts of a `jit`'s program, `embedded_constants`), emitted first."""
     env = {}
 
     def read(a):
@@ -436,6 +433,35 @@ def check_runtime_dtype(dtype):
 
 def _mlir_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def embedded_constants(closed, device_types=()):
+    """(`closed` keeping only the consts that stay `@main` parameters, ((constvar,
+    value), ...) of those its module carries as `stablehlo.constant`s:
+    `lower_module(embedded=)`), as JAX 0.10.2 lowers a jitted function's closed-over
+    values: every NumPy value and every array on one device (of `device_types`,
+    exactly: astjax's Arrays, committed or not), of any size, is a constant of the
+    module (`jax_use_simplified_jaxpr_constants` is off: nothing is hoisted), so XLA
+    folds what is computed from them alone at compile time -- a sum of a closed-over
+    array is summed in its evaluator's order, not the runtime kernel's. What stays a
+    parameter: a staged value of an enclosing staging (JAX's `separate_consts`), and
+    values of a type astjax prints no constant of (PRNG keys, arrays laid out over
+    several devices). The values are read when the module is lowered, as JAX's
+    `ir_constant` reads them; the program's equations still read the embedded vars."""
+    jaxpr = closed.jaxpr
+    embed = [(isinstance(c, _HOST_VALUES) or type(c) in device_types)
+             and type(v.aval) is core.ShapedArray and v.aval.dtype in _ELT
+             for v, c in zip(jaxpr.constvars, closed.consts)]
+    if not any(embed):
+        return closed, ()
+    kept = [i for i, e in enumerate(embed) if not e]
+    program = core.Jaxpr([jaxpr.constvars[i] for i in kept], jaxpr.invars, jaxpr.outvars,
+                         jaxpr.eqns)
+    return (core.ClosedJaxpr(program, [closed.consts[i] for i in kept]),
+            tuple((v, c) for v, c, e in zip(jaxpr.constvars, closed.consts, embed) if e))
+
+
+_HOST_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
 
 
 def with_locations(text) -> str:

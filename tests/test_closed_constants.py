@@ -2,7 +2,7 @@
 one-device Array a jitted function closes over (or reads from a global) is a
 `stablehlo.constant` of its module, never a parameter of `@main`, so XLA folds what
 is computed from constants alone at compile time and the results carry JAX's bits
-(`dispatch_keys.embedded_constants`; docs/coming_from_jax.md, "Closed-over constants").
+(`stablehlo.embedded_constants`; docs/coming_from_jax.md, "Closed-over constants").
 
 The stored results were computed by jax 0.10.2 / jaxlib 0.10.2 on CPU from the same
 programs (its folded sums round otherwise than the runtime's kernels: a constant
@@ -134,3 +134,18 @@ def test_a_restaged_program_is_not_compiled_again():
     hits = compile_cache.stats["memory_hits"]
     run()   # (the same module text: the in-memory executable, not a compile)
     assert compile_cache.stats["memory_hits"] == hits + 1
+
+
+@pytest.mark.skipif(len(astjax.devices()) < 2, reason="needs 2 devices")
+def test_partitioned_jit_and_pmap_carry_the_constants():
+    from astjax.sharding import Mesh, NamedSharding, PartitionSpec
+    s = NamedSharding(Mesh(np.array(astjax.devices()[:2]), ("x",)), PartitionSpec("x"))
+    x = astjax.device_put(jnp.ones(64), s)
+    f = astjax.jit(lambda x: x + jnp.mean(V), in_shardings=s)
+    assert "@main(%arg0: tensor<64xf32>" in _main(f.lower(x).as_text())
+    assert np.asarray(f(x))[:1].tobytes().hex() == \
+        (np.frombuffer(bytes.fromhex("2e33c5ba"), np.float32) + 1).tobytes().hex()
+    p = astjax.pmap(lambda x: x + jnp.mean(V), devices=astjax.devices()[:2])
+    entry_text = p.lower(jnp.ones((2, 4))).as_text()
+    assert "@main(%arg0: tensor<2x4xf32>" in _main(entry_text)
+    assert np.asarray(p(jnp.zeros((2, 4)))).tobytes().hex() == "2e33c5ba" * 8
