@@ -347,8 +347,12 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
             return mb.constant(a.val, a.aval)
         return env[a]
 
+    written = {}   # (one constant per value, as JAX's `unique_consts`)
     for v, x in embedded:
-        env[v] = mb.constant(np.asarray(x), v.aval)
+        key = (id(x), v.aval)
+        if key not in written:
+            written[key] = mb.constant(np.asarray(x), v.aval)
+        env[v] = written[key]
     for v, x in zip(jaxpr.constvars, consts):
         env[v] = x
     for v, x in zip(jaxpr.invars, args):

@@ -149,3 +149,13 @@ def test_partitioned_jit_and_pmap_carry_the_constants():
     entry_text = p.lower(jnp.ones((2, 4))).as_text()
     assert "@main(%arg0: tensor<2x4xf32>" in _main(entry_text)
     assert np.asarray(p(jnp.zeros((2, 4)))).tobytes().hex() == "2e33c5ba" * 8
+
+
+def test_one_value_under_two_constvars_is_written_once():
+    from astjax import core
+    from astjax.codegen import stablehlo
+    j = astjax.make_jaxpr(lambda a, b: a + b)(W, W).jaxpr
+    a, b = j.invars
+    text = stablehlo.lower_module(core.Jaxpr([], [], j.outvars, j.eqns),
+                                  embedded=((a, W), (b, W)))
+    assert text.count('"stablehlo.constant"') == 1 and "@main()" in text
