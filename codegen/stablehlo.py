@@ -7,6 +7,8 @@ as several function results, never as a tuple.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import re
 import warnings
@@ -451,8 +453,11 @@ def embedded_constants(closed, device_types=()):
     parameter: a staged value of an enclosing staging (JAX's `separate_consts`), and
     values of a type astjax prints no constant of (PRNG keys, arrays laid out over
     several devices). The values are read when the module is lowered, as JAX's
-    `ir_constant` reads them; the program's equations still read the embedded vars."""
+    `ir_constant` reads them; the program's equations still read the embedded vars.
+    Under `constants_as_parameters()` nothing is embedded."""
     jaxpr = closed.jaxpr
+    if _AS_PARAMETERS.get():
+        return closed, ()
     embed = [(isinstance(c, _HOST_VALUES) or type(c) in device_types)
              and type(v.aval) is core.ShapedArray and v.aval.dtype in _ELT
              for v, c in zip(jaxpr.constvars, closed.consts)]
@@ -466,6 +471,20 @@ def embedded_constants(closed, device_types=()):
 
 
 _HOST_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
+_AS_PARAMETERS = contextvars.ContextVar("astjax_constants_as_parameters", default=False)
+
+
+@contextlib.contextmanager
+def constants_as_parameters(on=True):
+    """While `on`, the programs made keep every closed-over value a parameter of
+    `@main` (`embedded_constants` embeds none): the programs of eager transformations
+    (`grad(f)(x)` outside `jit`), which JAX runs op by op with every value an operand,
+    so that XLA folds nothing there either."""
+    token = _AS_PARAMETERS.set(bool(on))
+    try:
+        yield
+    finally:
+        _AS_PARAMETERS.reset(token)
 
 
 def with_locations(text) -> str:

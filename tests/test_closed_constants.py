@@ -57,6 +57,27 @@ def test_bits_match_jax(name):
     assert np.asarray(astjax.jit(fun)(*args)).tobytes().hex() == want
 
 
+# Outside `jit`, JAX runs a transformation op by op: a closed-over value is an operand
+# there, nothing is folded, and the bits are the runtime kernels' (`jit(grad(f))` above
+# folds: `ec7f3b45`; eager `grad(f)`: `ed7f3b45`). astjax compiles an eager
+# transformation's program with its constants as parameters.
+JAX_EAGER_RESULTS = {
+    "grad": (lambda: astjax.grad(lambda x: x * jnp.sum(T * T))(np.float32(2.0)), "ed7f3b45"),
+    "vmap": (lambda: astjax.vmap(lambda r: r + jnp.mean(V))(np.zeros(2, np.float32)),
+             "3033c5ba3033c5ba"),
+    "value_and_grad": (lambda: astjax.value_and_grad(lambda x: x * jnp.mean(V))(
+        np.float32(2.0))[0], "303345bb"),
+    "jvp": (lambda: astjax.jvp(lambda x: x * jnp.mean(V), (np.float32(2.0),),
+                               (np.float32(1.0),))[0], "303345bb"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JAX_EAGER_RESULTS))
+def test_eager_transformations_fold_nothing(name):
+    run, want = JAX_EAGER_RESULTS[name]
+    assert np.asarray(run()).tobytes().hex() == want
+
+
 def _main(text):
     return next(ln for ln in text.splitlines() if "func.func public @main(" in ln)
 
