@@ -479,8 +479,13 @@ def constants_as_parameters(on=True):
     """While `on`, the programs made keep every closed-over value a parameter of
     `@main` (`embedded_constants` embeds none): the programs of eager transformations
     (`grad(f)(x)` outside `jit`), which JAX runs op by op with every value an operand,
-    so that XLA folds nothing there either."""
-    token = _AS_PARAMETERS.set(bool(on))
+    so that XLA folds nothing there either. Off, it changes nothing (and sets no
+    context variable: that would replace the context's mapping, freeing the one a
+    user's `gc.freeze()` froze)."""
+    if not on:
+        yield
+        return
+    token = _AS_PARAMETERS.set(True)
     try:
         yield
     finally:
