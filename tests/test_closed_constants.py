@@ -16,6 +16,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax import lax
 from astjax.codegen import compile_cache
+from test_perf_mechanisms import _compiles_of   # (executables compiled by a call)
 
 
 def _data(n, k, scale=1.0):
@@ -119,20 +120,6 @@ def test_lowered_for_several_platforms_carries_the_constants():
         assert "tensor<64x64xf32>" in text and "stablehlo.constant dense<\"0x" in text
 
 
-def _compiles_of(call):
-    from astjax import monitoring
-    n = [0]
-
-    def listen(event, seconds, **kw):
-        n[0] += event == monitoring.BACKEND_COMPILE_EVENT
-    monitoring.register_event_duration_secs_listener(listen)
-    try:
-        call()
-    finally:
-        monitoring.unregister_event_duration_listener(listen)
-    return n[0]
-
-
 def test_fresh_jit_per_call_compiles_once_and_passes_no_constants():
     big = _data(1 << 18, 13).reshape(512, 512)   # 1 MiB
 
@@ -140,7 +127,7 @@ def test_fresh_jit_per_call_compiles_once_and_passes_no_constants():
         return big @ x
     x = jnp.ones(512)
     astjax.jit(f)(x)
-    assert _compiles_of(lambda: [astjax.jit(f)(x) for _ in range(3)]) == 0
+    assert _compiles_of(lambda: [astjax.jit(f)(x) for _ in range(3)])[0] == 0
     entry = astjax.jit(f).trace(x)._entry
     assert entry.const_bufs == []   # (nothing copied to the device per call)
 
