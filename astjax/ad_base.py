@@ -515,5 +515,5 @@ def _run(closed, args):
     """Run a closed jaxpr: inline while staging, else compile and run."""
     if _staging():
         return inline(closed, list(args))
-    return Jitted(raw(lambda *a: inline(closed, list(a))))(*args)
+    return Jitted(raw(lambda *a: inline(closed, list(a))), eager=True)(*args)
 

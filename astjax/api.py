@@ -27,6 +27,7 @@ from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValu
                      JaxRuntimeError as _JaxRuntimeError, caller_location, check_callable,
                      check_signature, function_name, NotImplementedInAstjaxError)
 from .primitives import compute_on as _compute_on, jit_call as _jit_call, vma as _vma
+from .extend.core import in_eager_transform as _in_eager_transform
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
                             NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
@@ -75,7 +76,7 @@ class Jitted(StagedCallable):
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
                  in_shardings=None, out_shardings=None, options=None, inline=False,
-                 donate_argnames=(), keep_unused=False):
+                 donate_argnames=(), keep_unused=False, eager=None):
         check_callable(fun, "jit")
         self._keep_unused = keep_unused   # an unused donated argument donated all the same
         self._inline = inline   # inline=True: an inner call inlines (else one `jit` equation)
@@ -83,12 +84,16 @@ class Jitted(StagedCallable):
         # sharded jit (codegen/spmd.py): None when neither is given
         self._shardings = _spmd.check_jit_shardings(in_shardings, out_shardings)
         self.fun = fun
+        # made by an eager transformation (`grad(f)(x)` outside `jit`) for its program
+        # (`eager`, else while one stages): JAX runs those op by op, so closed-over
+        # values stay its parameters (nothing folded); a state of its own, not a `jit`'s
+        self._eager = _in_eager_transform() if eager is None else eager
         # shared by every jit of the same function and options (compile_cache.shared_state)
         self._share_key = ("jit", _options_key(static_argnums), _options_key(static_argnames),
                            _options_key(donate_argnums), self._shardings) + (
             (options.key(),) if options is not None else ()) + (
             (_options_key(donate_argnames),) if donate_argnames else ()) + (
-            ("keep_unused",) if keep_unused else ())
+            ("keep_unused",) if keep_unused else ()) + (("eager",) if self._eager else ())
         (self.static_argnums, self.static_argnames, (self.donate_argnums, self._donate_names),
          self._cache, self._fast) = compile_cache.shared_state(fun, self._share_key, lambda: self._new_state(
             fun, static_argnums, static_argnames, donate_argnums, donate_argnames))
@@ -172,24 +177,27 @@ class Jitted(StagedCallable):
                                       self._keep_unused)
             name = getattr(self.fun, "__name__", "fn")
             options = self._options.compiler_options if self._options is not None else ()
-            if _host_memory.involved(self._shardings, leaves, closed):   # memory kinds
-                entry = _host_memory.jit_entry(closed, out_tree, name, self._shardings,
-                                               dyn_args, leaves, donated, caller_location(),
-                                               options)
-            elif _spmd.partitioned(self._shardings, layouts, closed):   # (or set_mesh)
-                entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
-                                        leaves, donated, caller_location(), options,
-                                        staged=staged_as(closed), refuse_late=refuse_late,
-                                        fun=None if statics else self.fun, dyn_kwargs=dyn_kwargs)
-            elif _outside_refs(closed):   # a Ref argument, or one the function closes over
-                entry = _jit_refs.RefEntry(closed, out_tree, name, options)
-            elif _jit_tokens.at_boundary(closed):   # token arguments or results
-                entry = _jit_tokens.TokenEntry(closed, out_tree, name, donated, options)
-            else:
-                run_on = _jit_options.run_device(self._options) or runtime.default_device()
-                entry = (_OrderedEntry if _has_ordered_effects(closed) else _Entry)(
-                    closed, out_tree, name, donated, options,
-                    platform=stablehlo.platform_name(run_on))
+            # (an eager transformation's program keeps its constants parameters)
+            with stablehlo.constants_as_parameters(self._eager):
+                if _host_memory.involved(self._shardings, leaves, closed):   # memory kinds
+                    entry = _host_memory.jit_entry(closed, out_tree, name, self._shardings,
+                                                   dyn_args, leaves, donated, caller_location(),
+                                                   options)
+                elif _spmd.partitioned(self._shardings, layouts, closed):   # (or set_mesh)
+                    entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
+                                            leaves, donated, caller_location(), options,
+                                            staged=staged_as(closed), refuse_late=refuse_late,
+                                            fun=None if statics else self.fun,
+                                            dyn_kwargs=dyn_kwargs)
+                elif _outside_refs(closed):   # a Ref argument, or one the function closes over
+                    entry = _jit_refs.RefEntry(closed, out_tree, name, options)
+                elif _jit_tokens.at_boundary(closed):   # token arguments or results
+                    entry = _jit_tokens.TokenEntry(closed, out_tree, name, donated, options)
+                else:
+                    run_on = _jit_options.run_device(self._options) or runtime.default_device()
+                    entry = (_OrderedEntry if _has_ordered_effects(closed) else _Entry)(
+                        closed, out_tree, name, donated, options,
+                        platform=stablehlo.platform_name(run_on))
             entry.in_tree = in_tree
             if not getattr(entry, "refused", False):   # (`trace`: raised when lowered)
                 self._cache[key] = entry

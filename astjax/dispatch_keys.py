@@ -225,13 +225,16 @@ class Entry:
         self.program, float0_outs = without_float0_outputs(closed)
         # float0 arguments carry no data: the program never sees them (`run` drops them)
         self.program, self.float0_in = without_float0_inputs(self.program)
+        # (closed-over values: constants of the module, as JAX's, not parameters)
+        self.program, embedded = stablehlo.embedded_constants(self.program, runtime.ONE_DEVICE)
         closed = self.program
         jaxpr = closed.jaxpr
         nconst = len(jaxpr.constvars)
         self.platform = platform   # what the module is lowered for (`for_platform`)
         self.lower_args = dict(
             name=f"jit_{name}", donated={i + nconst for i in donated},
-            result_names=stablehlo.result_names(out_tree, [i for i, _ in float0_outs]))
+            result_names=stablehlo.result_names(out_tree, [i for i, _ in float0_outs]),
+            embedded=embedded)
         self._text = None   # lowered when first needed (`text`), as JAX lowers
         self.executable = None
         self.consts = [c if isinstance(c, runtime.Array) else runtime.device_put(np.asarray(c))

@@ -40,7 +40,9 @@ class TokenEntry:
 
     def __init__(self, closed, out_tree, name, donated=(), compiler_options=()):
         self.closed, self.out_tree, self.in_tree = closed, out_tree, None
-        jaxpr = closed.jaxpr
+        # (closed-over values: constants of the module, as JAX's)
+        self.program, embedded = stablehlo.embedded_constants(closed, runtime.ONE_DEVICE)
+        jaxpr = self.program.jaxpr
         self.in_avals = [v.aval for v in jaxpr.invars]
         self.is_token = [type(v.aval) is core.TokenAval for v in jaxpr.outvars]
         self.compiler_options = tuple(compiler_options)
@@ -50,14 +52,14 @@ class TokenEntry:
         self.text = stablehlo.lower_module(
             jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
             result_names=stablehlo.result_names(out_tree), tokens=True,
-            ordered=self.effects)
-        self.consts = list(closed.consts)
+            ordered=self.effects, embedded=embedded)
+        self.consts = list(self.program.consts)
         self.executable = None
 
     def compile(self):
         """Compile the module (once): PJRT's empty buffers at the token positions."""
         if self.executable is None:
-            j, toks = self.closed.jaxpr, [EMPTY] * len(self.effects)
+            j, toks = self.program.jaxpr, [EMPTY] * len(self.effects)
             ex = self.executable = runtime.Executable(
                 self.text, toks + [_buffer_aval(v.aval) for v in (*j.constvars, *j.invars)],
                 toks + [_buffer_aval(v.aval) for v in j.outvars],

@@ -88,7 +88,9 @@ class _Entry:
 
     def __init__(self, closed, out_tree, out_axes, in_dims, devs, axis_name, name, loc,
                  donated=()):
-        jaxpr = closed.jaxpr
+        # (closed-over values: constants of the module, as JAX's)
+        program, embedded = stablehlo.embedded_constants(closed, runtime.ONE_DEVICE)
+        jaxpr = program.jaxpr
         n = len(devs)
         has_collectives = _check_collectives(jaxpr, axis_name)
         effects.check_devices(jaxpr, n, loc)   # (JAX's refusal of an ordered debug print)
@@ -102,7 +104,7 @@ class _Entry:
             # over (the arrays passed are deleted, as in JAX)
             self.text = stablehlo.lower_module(jaxpr, name=f"pmap_{name}", num_replicas=n,
                                                donated={i + nconst for i in donated},
-                                               ordered=self.ordered)
+                                               ordered=self.ordered, embedded=embedded)
         self.closed, self.out_tree, self.devices = closed, out_tree, tuple(devs)
         self.in_avals = [v.aval for v in jaxpr.invars]        # per device, unit axes
         self.in_dims = list(in_dims)
@@ -120,7 +122,7 @@ class _Entry:
         self.const_arrays = [replicated.put_sharded(np.asarray(c), core.get_aval(c), devs,
                                                     None)
                              if not isinstance(c, core.Tracer) else None
-                             for c in closed.consts]
+                             for c in program.consts]
         self.mesh = pmap_mesh(devs, axis_name)
         self.in_layouts = [self._layout(a, d) for a, d in zip(self.in_avals, self.in_dims)]
         self.out_layouts = [self._layout(a, ax) for a, ax in zip(out_avals, out_axes)]

@@ -394,7 +394,8 @@ def _dispatching_module(jaxpr, platforms, lower_args):
         mb.types.update(zip(names, types))
         nc = len(jaxpr.constvars)
         with core.collector_paused():
-            outs = stablehlo.lower_jaxpr(mb, jaxpr, names[:nc], names[nc:], p)
+            outs = stablehlo.lower_jaxpr(mb, jaxpr, names[:nc], names[nc:], p,
+                                         lower_args.get("embedded", ()))
         mb.emit(f"func.return {', '.join(outs)} : {', '.join(mb.types[o] for o in outs)}"
                 if outs else "func.return")
         sig = ", ".join(f"{n}: {t}" for n, t in zip(names, types))

@@ -177,7 +177,9 @@ class MemoryEntry:
     def __init__(self, closed, out_tree, name, in_kinds, out_kinds, device, donated=(),
                  compiler_options=(), transfers=()):
         self.closed, self.out_tree, self.in_tree = closed, out_tree, None
-        jaxpr = closed.jaxpr
+        # (closed-over values: constants of the module, as JAX's)
+        self.program, embedded = stablehlo.embedded_constants(closed, runtime.ONE_DEVICE)
+        jaxpr = self.program.jaxpr
         self.in_avals = [v.aval for v in jaxpr.invars]
         out_avals = [v.aval for v in jaxpr.outvars]
         self.device, self.compiler_options = device, tuple(compiler_options)
@@ -202,15 +204,16 @@ class MemoryEntry:
             arg_shardings=args, result_shardings=results,
             preamble=(lambda: _MESH) if sdy else None,
             result_names=stablehlo.result_names(out_tree),
-            result_hook=placements(out_avals, out_kinds) if active else None)
-        self.consts = list(closed.consts)
+            result_hook=placements(out_avals, out_kinds) if active else None,
+            embedded=embedded)
+        self.consts = list(self.program.consts)
         self.executable = None
         self._out_avals = [runtime.intern_aval(a) for a in out_avals]
 
     def compile(self):
         """Compile (once), with result handlers making each result in its memory."""
         if self.executable is None:
-            j = self.closed.jaxpr
+            j = self.program.jaxpr
             ex = runtime.Executable(self.text, [v.aval for v in (*j.constvars, *j.invars)],
                                     self._out_avals, self.device,
                                     compiler_options=self.compiler_options)

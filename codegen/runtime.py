@@ -349,7 +349,9 @@ class CommittedArray(Array):
         return True
 
 
-_SINGLE = (Array, CommittedArray)   # the single-device array types
+# the single-device array types (`ONE_DEVICE`: also those whose value a module may
+# carry as a constant, `stablehlo.embedded_constants`)
+ONE_DEVICE = _SINGLE = (Array, CommittedArray)
 
 
 def device_put(x, device=None, weak_type=None) -> Array:

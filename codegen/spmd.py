@@ -326,7 +326,9 @@ class SpmdEntry:
                  donated=(), loc=None, compiler_options=(), arg_names=None):
         self.closed, self.out_tree, self.in_tree = closed, out_tree, None
         self.compiler_options = tuple(compiler_options)   # (name, value) pairs for XLA
-        jaxpr = closed.jaxpr
+        # (closed-over values on one device: constants of the module, as JAX's)
+        self.program, self._embedded = stablehlo.embedded_constants(closed, runtime.ONE_DEVICE)
+        jaxpr = self.program.jaxpr
         self.in_avals = [v.aval for v in jaxpr.invars]
         out_avals = [v.aval for v in jaxpr.outvars]
         layouts = list(layouts_of(leaves)) + [None] * (len(self.in_avals) - len(leaves))
@@ -364,14 +366,14 @@ class SpmdEntry:
         self.platform = stablehlo.platform_name(self.devices[0])
         self.text = self.lower_for(self.platform)
         self.result_shardings = self.asked_result_shardings = list(out_shardings)
-        self.consts = list(closed.consts)
+        self.consts = list(self.program.consts)
         self.executable, self._const_arrays = None, ()
 
     def lower_for(self, platform, platform_index=False):
         """The module text lowered for `platform`; with `platform_index`, `@main` first
         takes JAX's platform index (`lowering_platforms` naming several platforms)."""
         name, donated, out_shardings, result_names = self._lowering
-        jaxpr = self.closed.jaxpr
+        jaxpr = self.program.jaxpr
         if platform_index:
             index = core.Var(ShapedArray((), np.int32))
             jaxpr = core.Jaxpr([index, *jaxpr.constvars], jaxpr.invars, jaxpr.outvars,
@@ -394,7 +396,8 @@ class SpmdEntry:
                 num_partitions=len(self.devices), arg_shardings=texts,
                 result_shardings=out_texts, preamble=self._mesh_decls,
                 result_names=result_names, tokens=True, ordered=self.ordered,
-                result_hook=self.kinds and self.kinds.hook(self._out_avals))
+                result_hook=self.kinds and self.kinds.hook(self._out_avals),
+                embedded=self._embedded)
 
     def _mesh_decls(self):
         """The `sdy.mesh` declarations; JAX's printer copies a mesh of Explicit axes

@@ -7,6 +7,8 @@ as several function results, never as a tuple.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import re
 import warnings
@@ -73,10 +75,20 @@ def dense_attr(value, aval) -> str:
             body = '"0x' + flat.astype(np.uint8).tobytes().hex().upper() + '"'
         return f"dense<{body}> : {tensor_type(aval)}"
     flat = v.reshape(-1)
-    if flat.size > 1 and (flat.view(np.uint8).reshape(flat.size, -1)
-                          == flat[:1].view(np.uint8)).all():
-        flat = flat[:1]  # a splat: one element's bytes
-    return f'dense<"0x{flat.astype(flat.dtype.newbyteorder("<")).tobytes().hex().upper()}"> : {tensor_type(aval)}'
+    b = flat.view(np.uint8).reshape(flat.size, -1) if flat.size > 1 else None
+    # (a splat: one element's bytes; the first two elements tell most arrays apart
+    # without comparing every element)
+    if b is not None and (b[1] == b[0]).all() and (b == b[0]).all():
+        flat = flat[:1]
+    if flat.dtype.byteorder == ">":
+        flat = flat.astype(flat.dtype.newbyteorder("<"))
+    raw = memoryview(flat.view(np.uint8)).hex()   # (no copy of the array's bytes)
+    # MLIR prints hex digits in upper case and reads either: a large array's (a
+    # closed-over constant, `lower_module(embedded=)`) are left as they come
+    return f'dense<"0x{raw.upper() if len(raw) <= _UPPER_HEX else raw}"> : {tensor_type(aval)}'
+
+
+_UPPER_HEX = 1 << 16
 
 
 def i64_array(xs) -> str:
@@ -188,7 +200,11 @@ class ModuleBuilder:
         `ir_constant` writes a literal (XLA's compile merges equal ones)."""
         if dynamic_shapes.is_dynamic(aval):
             return dynamic_shapes.splat_constant(self, value, aval)
-        return self.op("stablehlo.constant", [], [aval], {"value": dense_attr(value, aval)})[0]
+        t = tensor_type(aval)   # (written out, not by `op`: a large one is copied less)
+        name = self.fresh(t)
+        self.lines.append(f'{" " * self.indent}{name} = "stablehlo.constant"() '
+                          f'{{value = {dense_attr(value, aval)}}} : () -> {t}')
+        return name
 
     def region(self, arg_avals, body, terminator="stablehlo.return") -> str:
         """A region whose block takes `arg_avals`; `body(*args)` returns SSA results
@@ -320,7 +336,12 @@ def _check_op_types(eqn, ctx):
                      "np.asarray(x).astype(np.uint8), or use bool")
 
 
-def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cpu"):
+def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cpu",
+                embedded=()):
+    """Lower `jaxpr`'s equations into `mb` with its constvars bound to the SSA names
+    `consts` and its invars to `args`; return its results' SSA names. `embedded`:
+    (var, value) pairs of the values the module carries as `stablehlo.constant`s (the
+    consts of a `jit`'s program, `embedded_constants`), emitted first."""
     env = {}
 
     def read(a):
@@ -328,6 +349,12 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
             return mb.constant(a.val, a.aval)
         return env[a]
 
+    written = {}   # (one constant per value, as JAX's `unique_consts`)
+    for v, x in embedded:
+        key = (id(x), v.aval)
+        if key not in written:
+            written[key] = mb.constant(np.asarray(x), v.aval)
+        env[v] = written[key]
     for v, x in zip(jaxpr.constvars, consts):
         env[v] = x
     for v, x in zip(jaxpr.invars, args):
@@ -412,6 +439,57 @@ def check_runtime_dtype(dtype):
 
 def _mlir_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def embedded_constants(closed, device_types=()):
+    """(`closed` keeping only the consts that stay `@main` parameters, ((constvar,
+    value), ...) of those its module carries as `stablehlo.constant`s:
+    `lower_module(embedded=)`), as JAX 0.10.2 lowers a jitted function's closed-over
+    values: every NumPy value and every array on one device (of `device_types`,
+    exactly: astjax's Arrays, committed or not), of any size, is a constant of the
+    module (`jax_use_simplified_jaxpr_constants` is off: nothing is hoisted), so XLA
+    folds what is computed from them alone at compile time -- a sum of a closed-over
+    array is summed in its evaluator's order, not the runtime kernel's. What stays a
+    parameter: a staged value of an enclosing staging (JAX's `separate_consts`), and
+    values of a type astjax prints no constant of (PRNG keys, arrays laid out over
+    several devices). The values are read when the module is lowered, as JAX's
+    `ir_constant` reads them; the program's equations still read the embedded vars.
+    Under `constants_as_parameters()` nothing is embedded."""
+    jaxpr = closed.jaxpr
+    if _AS_PARAMETERS.get():
+        return closed, ()
+    embed = [(isinstance(c, _HOST_VALUES) or type(c) in device_types)
+             and type(v.aval) is core.ShapedArray and v.aval.dtype in _ELT
+             for v, c in zip(jaxpr.constvars, closed.consts)]
+    if not any(embed):
+        return closed, ()
+    kept = [i for i, e in enumerate(embed) if not e]
+    program = core.Jaxpr([jaxpr.constvars[i] for i in kept], jaxpr.invars, jaxpr.outvars,
+                         jaxpr.eqns)
+    return (core.ClosedJaxpr(program, [closed.consts[i] for i in kept]),
+            tuple((v, c) for v, c, e in zip(jaxpr.constvars, closed.consts, embed) if e))
+
+
+_HOST_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
+_AS_PARAMETERS = contextvars.ContextVar("astjax_constants_as_parameters", default=False)
+
+
+@contextlib.contextmanager
+def constants_as_parameters(on=True):
+    """While `on`, the programs made keep every closed-over value a parameter of
+    `@main` (`embedded_constants` embeds none): the programs of eager transformations
+    (`grad(f)(x)` outside `jit`), which JAX runs op by op with every value an operand,
+    so that XLA folds nothing there either. Off, it changes nothing (and sets no
+    context variable: that would replace the context's mapping, freeing the one a
+    user's `gc.freeze()` froze)."""
+    if not on:
+        yield
+        return
+    token = _AS_PARAMETERS.set(True)
+    try:
+        yield
+    finally:
+        _AS_PARAMETERS.reset(token)
 
 
 def with_locations(text) -> str:
@@ -551,7 +629,7 @@ def donation_attributes(in_avals, out_avals, donated) -> dict:
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
                  platform="cpu", num_partitions=1, arg_shardings=None,
                  result_shardings=None, preamble=None, result_names=None,
-                 tokens=False, result_hook=None, ordered=()) -> str:
+                 tokens=False, result_hook=None, ordered=(), embedded=()) -> str:
     """A whole module: constvars then invars become the function's arguments.
     `result_names` (one per result, e.g. `result['a'][0]`) become the results'
     `jax.result_info` attributes, as JAX prints them.
@@ -564,7 +642,9 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     run such modules); the other callers (pmap) refuse them. `result_hook(mb, outs)`: the values
     returned instead of the body's `outs` (`codegen/host_memory.py`'s placements).
     `ordered`: the ordered effects whose tokens `@main` takes and returns first, as
-    JAX's (`{jax.token = true}`; primitives/effects.py, astjax/jit_ordered.py)."""
+    JAX's (`{jax.token = true}`; primitives/effects.py, astjax/jit_ordered.py).
+    `embedded`: (var, value) of the closed-over values `@main` carries as constants
+    rather than parameters (vars the equations read beside `jaxpr.constvars`)."""
     if not tokens and any(type(v.aval) is core.TokenAval
                           for v in (*jaxpr.invars, *jaxpr.outvars)):
         raise NotImplementedInAstjaxError(
@@ -598,7 +678,7 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     if any(dynamic_shapes.is_dynamic(v.aval) for v in params):   # (symbolic shapes)
         dynamic_shapes.dimension_values(mb, [v.aval for v in params], arg_names)
     with core.collector_paused():   # lines and SSA names: no cycles (issue 14)
-        outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
+        outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform, embedded)
         if result_hook is not None:
             outs = result_hook(mb, outs)
     outs = [*mb.tokens.values(), *outs]
@@ -621,7 +701,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
             f"  func.func public @main({', '.join(sig)})"
             + (f" -> ({', '.join(res_types)})" if res_types else "") + " {\n")
     funcs = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n" for f in mb.functions)
-    text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n" + funcs + "}\n")
+    # (one join: a module carrying a large constant is copied as few times as it can be)
+    text = ModuleText("\n".join([head[:-1], *mb.lines, "  }\n" + funcs + "}\n"]))
     text.host_callbacks = tuple(mb.host_callbacks)
     text.origins = mb.origins
     if mb.refine:
