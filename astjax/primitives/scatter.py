@@ -417,20 +417,27 @@ def _scatter_mul_jvp(primals, tangents, **params):
             raise DerivativeNotImplementedError(
                 "scatter_mul gradients with respect to the updates are only implemented "
                 "if `unique_indices=True` (as in JAX)")
-        xg = _gather_for_scatter(x, idx, params, _aval(u))
+        # (the operand times the tangents scattered: as JAX's rule, an inf or NaN operand
+        # element no index names gives a NaN tangent there)
         z = instantiate(Zero(_aval(x)))
-        ts.append(bind(scatter_add_p, z, idx, lax_ops().mul(tu, xg), **params))
+        ts.append(lax_ops().mul(x, bind(scatter_add_p, z, idx, tu, **params)))
     if not ts:
         return out, Zero(_aval(out))
     return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
 
 
 def _scatter_mul_transpose(ct, x, idx, u, **params):
-    if is_undefined(u):
-        raise AssertionError("scatter-mul is not linear in its updates")
+    if is_undefined(u) and not params.get("unique_indices"):
+        raise DerivativeNotImplementedError(
+            "scatter_mul gradients are only implemented if `unique_indices=True` (as in JAX)")
     if _is_zero(ct):
         return [None, None, None]
-    return [bind(scatter_mul_p, ct, idx, u, **params), None, None]
+    cx = bind(scatter_mul_p, ct, idx, u, **params) if is_undefined(x) else None
+    # (updates undefined, the operand known: JAX's rule, the cotangent times the operand
+    # read back at the indices)
+    cu = (_gather_for_scatter(lax_ops().mul(ct, x), idx, params, _aval(u)) if is_undefined(u)
+          else None)
+    return [cx, None, cu]
 
 
 scatter_mul_p = core.new_primitive("scatter-mul")
