@@ -360,3 +360,17 @@ def test_at_apply_func_of_another_type_raises(func, index):
     # jax 0.10.2: a ValueError (the scatter region's type); astjax cast it silently
     with pytest.raises(ValueError, match="scatter region"):
         jnp.array([1, 2, 3, 4]).at[index].apply(func)
+
+
+def test_repeated_index_gradient_exports_with_symbolic_updates():
+    # the JVP numbers the updates: a symbolic count stays symbolic in the export
+    from astjax import export
+
+    def f(x, i, u):
+        return astjax.grad(lambda u: jnp.sum(x.at[i].set(u) * 2.0))(u)
+    n = export.symbolic_shape("n")
+    e = export.export(astjax.jit(f))(astjax.ShapeDtypeStruct((5,), np.float32),
+                                     astjax.ShapeDtypeStruct(n, np.int32),
+                                     astjax.ShapeDtypeStruct(n, np.float32))
+    got = e.call(np.zeros(5, np.float32), np.array([1, 1, 2], np.int32), np.ones(3, np.float32))
+    np.testing.assert_array_equal(got, [0, 2, 2])

@@ -10,6 +10,7 @@ is FILL_OR_DROP for the scatters (out-of-bounds windows are dropped).
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -323,8 +324,9 @@ def _scatter_jvp(primals, tangents, **params):
     L = lax_ops()
     dn = params["dimension_numbers"]
     ids_shape = tuple(1 if d in dn.update_window_dims else n for d, n in enumerate(ua.shape))
-    n_ids = int(np.prod(ids_shape, dtype=np.int64))
-    id_dt = np.dtype(np.uint32 if n_ids <= np.iinfo(np.uint32).max else np.uint64)
+    n_ids = math.prod(ids_shape)   # (a symbolic dimension of an export stays one)
+    id_dt = np.dtype(np.uint64 if isinstance(n_ids, int) and n_ids > np.iinfo(np.uint32).max
+                     else np.uint32)
     ids = L.broadcast_in_dim(L.add(L.reshape(L.iota(id_dt, n_ids), ids_shape),
                                    L.full(ids_shape, 1, id_dt)), ua.shape, tuple(range(ua.ndim)))
     landed = bind(scatter_p, L.full(xa.shape, 0, id_dt), idx, ids, **params)
