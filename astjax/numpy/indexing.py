@@ -7,15 +7,17 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentIndexError, ArgumentTypeError, JAXAttributeError
+from ..batching_api import vmap
+from ..errors import (ArgumentIndexError, ArgumentTypeError, ArgumentValueError,
+                      JAXAttributeError)
 from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_index, slice_indices,
                                 _static_int, gather_index, scatter_index,
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
+from ..primitives.scatter import apply_times as _apply_times
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
 from .operands import asarray
 from .ufuncs import power, true_divide
-from .util import _Direct
 
 
 def _partial_on_devices(x, av, idx):
@@ -314,24 +316,32 @@ class _IndexUpdateRef:
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
         """`func` applied at idx once per time idx names an element (JAX's
-        scatter_apply: `x.at[[0, 0]].apply(f)` is f(f(x[0])) there)."""
+        scatter_apply: `x.at[[0, 0]].apply(f)` is f(f(x[0])) there), to each element on
+        its own, as JAX's scatter region applies it to scalars."""
         kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                   mode=mode, wrap_negative_indices=wrap_negative_indices)
+        each = _elementwise(func, core.get_aval(asarray(self.array)).dtype)
         if unique_indices or not any(_is_array_index(i)
                                      for i in _normalize_index(self.array, self.index)):
-            return self.set(func(self.get(**kw)), **kw)   # (ints and slices: each once)
+            return self.set(each(self.get(**kw)), **kw)   # (ints and slices: each once)
         x = asarray(self.array)
-        av = core.get_aval(x)
-        times = scatter_index(lax.full(av.shape, 0, np.int32), self.index, np.int32(1), "add",
-                              mode, wrap_negative_indices=wrap_negative_indices)
-        rounds = lax.reduce_max(times, tuple(range(av.ndim)))
+        times = scatter_index(lax.full(core.get_aval(x).shape, 0, np.int32), self.index,
+                              np.int32(1), "add", mode,
+                              wrap_negative_indices=wrap_negative_indices)
+        return _apply_times(x, times, each)
 
-        def cond(c):
-            return lax.lt(c[0], rounds)
 
-        def body(c):   # one more application where an element is named more than i times
-            i, y = c
-            more = lax.gt(times, lax.broadcast_in_dim(i, av.shape, ()))
-            fy = lax.convert_element_type(asarray(func(y)), av.dtype)
-            return lax.add(i, np.int32(1)), lax.select(more, fy, y)
-        return lax.while_loop(_Direct(cond), _Direct(body), (np.int32(0), x))[1]
+def _elementwise(func, dtype):
+    """`func` mapped over the elements of its argument, each seen as a scalar, its
+    results checked to be one `dtype` scalar each (XLA's scatter region's type)."""
+    def each(y):
+        shape = core.get_aval(y).shape
+        out = vmap(func)(lax.reshape(y, (int(np.prod(shape, dtype=np.int64)),)))
+        oa = core.get_aval(out)
+        if oa.dtype != dtype or oa.ndim != 1:
+            raise ArgumentValueError(
+                f"x.at[idx].apply: func must map a {dtype} scalar to a {dtype} scalar (the "
+                f"scatter region's type), got {oa.dtype}{list(oa.shape[1:])}",
+                hint=f"convert func's result with .astype({dtype.name})")
+        return lax.reshape(out, shape)
+    return each

@@ -10,6 +10,7 @@ is FILL_OR_DROP for the scatters (out-of-bounds windows are dropped).
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -303,7 +304,48 @@ def _scatter(p):
 # ---- scatter ----------------------------------------------------------------------
 
 
+def _scatter_jvp(primals, tangents, **params):
+    x, idx, u = primals
+    tx, _, tu = tangents
+    if _is_zero(tx) and _is_zero(tu):
+        out = bind(scatter_p, x, idx, u, **params)
+        return out, Zero(_aval(out))
+    xa, ua = _aval(x), _aval(u)
+    tx, tu = instantiate(tx, xa), instantiate(tu, ua)
+    if params.get("unique_indices"):   # (the promise: no element is written twice)
+        return bind(scatter_p, x, idx, u, **params), bind(scatter_p, tx, idx, tu, **params)
+    # Where indices repeat, one update wins (XLA's choice) and the others leave no trace,
+    # so their derivative is zero, as JAX's rule gives: number the updates 1, 2, ... (one
+    # number per window), scatter the numbers as the values are scattered, read back
+    # which number landed, and add only the winners into the operand's unwritten
+    # elements. A scatter-add: linear, its transpose hands a cotangent to the winner
+    # alone. The read-back clamps as XLA's gather does: a dropped window's number is
+    # nowhere in `landed`, so what it reads is never its own.
+    L = lax_ops()
+    dn = params["dimension_numbers"]
+    ids_shape = tuple(1 if d in dn.update_window_dims else n for d, n in enumerate(ua.shape))
+    n_ids = math.prod(ids_shape)   # (a symbolic dimension of an export stays one)
+    id_dt = np.dtype(np.uint64 if isinstance(n_ids, int) and n_ids > np.iinfo(np.uint32).max
+                     else np.uint32)
+    ids = L.broadcast_in_dim(L.add(L.reshape(L.iota(id_dt, n_ids), ids_shape),
+                                   L.full(ids_shape, 1, id_dt)), ua.shape, tuple(range(ua.ndim)))
+    landed = bind(scatter_p, L.full(xa.shape, 0, id_dt), idx, ids, **params)
+    back = _gather_for_scatter(landed, idx, dict(params, mode=GatherScatterMode.CLIP), ua)
+    kept, won = L.eq(landed, L.full(xa.shape, 0, id_dt)), L.eq(ids, back)
+
+    def add_winners(a, v):
+        return bind(scatter_add_p, L.select(kept, a, L.full_like(a, 0)), idx,
+                    L.select(won, v, L.full_like(v, 0)), **params)
+    return add_winners(x, u), add_winners(tx, tu)
+
+
 def _scatter_transpose(ct, x, idx, u, **params):
+    if not params.get("unique_indices"):
+        # (the JVP above never leaves such a scatter in a linear program)
+        raise DerivativeNotImplementedError(
+            "scatter transpose is only implemented where unique_indices=True (as in JAX)",
+            hint="differentiate through jvp / grad (which handle repeated indices), or "
+                 "pass unique_indices=True when no index repeats")
     if _is_zero(ct):
         return [None, None, None]
     ua = _aval(u)
@@ -315,7 +357,7 @@ def _scatter_transpose(ct, x, idx, u, **params):
 scatter_p = core.new_primitive("scatter")
 register(scatter_p, impl=_scatter_impl_for(_set), abstract_eval=_scatter_ae_for("scatter"),
          lowering=_scatter_lowering_for(lambda ctx, a, b, scalar: b),
-         jvp=_scatter_linear_jvp(scatter_p), transpose=_scatter_transpose,
+         jvp=_scatter_jvp, transpose=_scatter_transpose,
          batch=_scatter_batch(scatter_p), source=_scatter_source("scatter"))
 scatter = _scatter(scatter_p)
 
@@ -377,20 +419,27 @@ def _scatter_mul_jvp(primals, tangents, **params):
             raise DerivativeNotImplementedError(
                 "scatter_mul gradients with respect to the updates are only implemented "
                 "if `unique_indices=True` (as in JAX)")
-        xg = _gather_for_scatter(x, idx, params, _aval(u))
+        # (the operand times the tangents scattered: as JAX's rule, an inf or NaN operand
+        # element no index names gives a NaN tangent there)
         z = instantiate(Zero(_aval(x)))
-        ts.append(bind(scatter_add_p, z, idx, lax_ops().mul(tu, xg), **params))
+        ts.append(lax_ops().mul(x, bind(scatter_add_p, z, idx, tu, **params)))
     if not ts:
         return out, Zero(_aval(out))
     return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
 
 
 def _scatter_mul_transpose(ct, x, idx, u, **params):
-    if is_undefined(u):
-        raise AssertionError("scatter-mul is not linear in its updates")
+    if is_undefined(u) and not params.get("unique_indices"):
+        raise DerivativeNotImplementedError(
+            "scatter_mul gradients are only implemented if `unique_indices=True` (as in JAX)")
     if _is_zero(ct):
         return [None, None, None]
-    return [bind(scatter_mul_p, ct, idx, u, **params), None, None]
+    cx = bind(scatter_mul_p, ct, idx, u, **params) if is_undefined(x) else None
+    # (updates undefined, the operand known: JAX's rule, the cotangent times the operand
+    # read back at the indices)
+    cu = (_gather_for_scatter(lax_ops().mul(ct, x), idx, params, _aval(u)) if is_undefined(u)
+          else None)
+    return [cx, None, cu]
 
 
 scatter_mul_p = core.new_primitive("scatter-mul")
