@@ -438,10 +438,10 @@ def bcoo_sum_duplicates(mat: BCOO, nse=None) -> BCOO:
     if nse is None:
         nse = distinct.max() if distinct.size else 0
     nse = operator.index(nse)
-    # an entry's output slot: the rank of its key among the distinct keys
+    # an entry's output slot: the rank of its key among the distinct keys (the
+    # out-of-range ones share the slot after the last, as JAX sums them there)
     rank = jnp.cumsum(new, -1) - 1
     pos = jnp.take_along_axis(rank, jnp.argsort(jnp.argsort(key, -1, stable=True), -1), -1)
-    pos = jnp.where(key < size, pos, nse)
     batch = mat.shape[:mat.n_batch]
     bcols = tuple(jnp.broadcast_to(jnp.arange(b).reshape((1,) * i + (b,) + (1,) * (mat.n_batch - i)),
                                    pos.shape) for i, b in enumerate(batch))
