@@ -16,7 +16,7 @@ from astjax import numpy as jnp
 from astjax.batching_api import vmap
 from astjax.errors import JAXTypeError
 
-from .bcoo import BCOO
+from .bcoo import BCOO, _validate
 
 __all__ = ["bcoo_dot_general", "matmul"]
 
@@ -42,6 +42,7 @@ def _unbatched_kernel(data, indices, rhs, lhs_shape, lhs_contract, rhs_contract)
 def _sparse_lhs(lhs: BCOO, rhs, contract, batch, preferred_element_type):
     """`lax.dot_general(lhs.todense(), rhs, ...)` computed from the sparse entries."""
     (lc, rc), (lb, rb) = contract, batch
+    _validate(lhs)
     nb = lhs.n_batch
     dtype = jnp.result_type(lhs.dtype, rhs.dtype)
     if lhs.n_dense or tuple(lb) != tuple(range(nb)) or any(c < nb for c in lc):

@@ -73,6 +73,19 @@ def _props(data, indices, shape):
     return n_batch, n_sparse, n_dense, nse
 
 
+def _validate(mat):
+    """`_props` of a BCOO before an operation: its buffers may have been replaced through
+    the pytree (`vmap` maps `data` and `indices` without changing `shape`)."""
+    try:
+        return _props(mat.data, mat.indices, mat.shape)
+    except JAXValueError as e:
+        raise JAXValueError(
+            f"BCOO buffers do not match its shape: {e.message}",
+            hint="astjax's vmap maps a BCOO's data and indices as plain leaves, without "
+                 "dropping the mapped batch dimension from its shape (JAX's "
+                 "register_vmappable); map over the buffers and build the BCOO inside") from None
+
+
 @register_pytree_node_class
 class BCOO(JAXSparse):
     """A batched-COO sparse array: `BCOO((data, indices), shape=...)` (JAX's
@@ -236,6 +249,7 @@ def _same_layout(mat, data, indices=None, **flags):
 def _full_indices(mat):
     """`(data, index columns)`: batch dims broadcast, and the batch coordinates
     prepended to the sparse indices, so one gather/scatter covers every batch."""
+    _validate(mat)
     n_batch, n_sparse = mat.n_batch, mat.n_sparse
     batch = mat.shape[:n_batch]
     data = jnp.broadcast_to(mat.data, batch + mat.data.shape[n_batch:])
@@ -322,6 +336,7 @@ def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
 def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
     """`mat` with axes permuted; batch, sparse and dense axes must each map among
     themselves (JAX's `sparse.bcoo_transpose`)."""
+    _validate(mat)
     perm = tuple(operator.index(p) for p in permutation)
     if sorted(perm) != list(range(mat.ndim)):
         raise JAXValueError(f"Invalid permutation {perm} for shape {mat.shape}")
@@ -343,6 +358,7 @@ def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
 def bcoo_reduce_sum(mat: BCOO, *, axes) -> BCOO:
     """The sum of `mat` over `axes`, as a BCOO (summed sparse axes drop their index
     column: duplicates remain, summed by `todense`; summed batch axes join `nse`)."""
+    _validate(mat)
     nb, ns = mat.n_batch, mat.n_sparse
     axes = sorted(set(operator.index(a) for a in axes))
     data = mat.data.sum(tuple(a - ns + 1 for a in axes if a >= nb + ns))
@@ -371,6 +387,7 @@ def bcoo_reduce_sum(mat: BCOO, *, axes) -> BCOO:
 def bcoo_multiply_dense(sp_mat: BCOO, v):
     """The data of `sp_mat * v` for a dense `v` broadcasting to `sp_mat`'s shape (JAX's
     `sparse.bcoo_multiply_dense`: the product is sparse, with `sp_mat`'s indices)."""
+    _validate(sp_mat)
     v = jnp.asarray(v)
     if v.ndim == 0:
         return sp_mat.data * v
@@ -405,6 +422,7 @@ def _linear_keys(mat, indices):
 
 def _broadcast_buffers(mat):
     """`(data, indices)` with batch dims broadcast to `mat`'s batch shape."""
+    _validate(mat)
     batch = mat.shape[:mat.n_batch]
     return (jnp.broadcast_to(mat.data, batch + mat.data.shape[mat.n_batch:]),
             jnp.broadcast_to(mat.indices, batch + mat.indices.shape[mat.n_batch:]))
