@@ -5,11 +5,6 @@ JAX's other formats (`BCSR`, `COO`, `CSR`) and `sparsify` are not provided."""
 from .bcoo import (BCOO, JAXSparse, bcoo_extract, bcoo_fromdense,  # noqa: F401
                    bcoo_multiply_dense, bcoo_reduce_sum, bcoo_reshape,
                    bcoo_sort_indices, bcoo_sum_duplicates, bcoo_todense, bcoo_transpose,
-                   empty, eye)
-from ._bcoo_dot import bcoo_dot_general  # noqa: F401
-from . import bcoo  # noqa: F401
-
-
-def todense(arr):
-    """The dense array of a sparse `arr` (a dense array is returned as is)."""
-    return arr.todense() if isinstance(arr, JAXSparse) else arr
+                   bcoo_dot_general)
+from .api import empty, eye, todense  # noqa: F401
+from . import api, bcoo  # noqa: F401

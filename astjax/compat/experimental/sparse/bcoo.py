@@ -15,12 +15,16 @@ import operator
 import numpy as np
 
 from astjax import numpy as jnp
-from astjax.errors import JAXValueError
-from astjax.pytree_registry import register_pytree_node_class
+from astjax.errors import JAXTypeError as _JAXTypeError
+from astjax.errors import JAXValueError as _JAXValueError
+from astjax import lax
+from astjax.pytree_registry import register_pytree_node_class as _register_pytree_node_class
+
+from ._bcoo_dot import sparse_lhs as _sparse_lhs
 
 __all__ = ["BCOO", "JAXSparse", "bcoo_fromdense", "bcoo_todense", "bcoo_extract",
            "bcoo_transpose", "bcoo_reduce_sum", "bcoo_multiply_dense", "bcoo_sort_indices",
-           "bcoo_sum_duplicates", "bcoo_eliminate_zeros", "bcoo_reshape", "empty", "eye"]
+           "bcoo_sum_duplicates", "bcoo_eliminate_zeros", "bcoo_reshape", "bcoo_dot_general"]
 
 
 class JAXSparse:
@@ -56,19 +60,19 @@ class JAXSparse:
 def _props(data, indices, shape):
     """(n_batch, n_sparse, n_dense, nse) of buffers for `shape`, or JAX's ValueError."""
     if not jnp.issubdtype(indices.dtype, jnp.integer) or indices.ndim < 2:
-        raise JAXValueError(f"BCOO indices must be an integer array of rank >= 2; "
+        raise _JAXValueError(f"BCOO indices must be an integer array of rank >= 2; "
                             f"got {indices.dtype}{list(indices.shape)}")
     nse, n_sparse = indices.shape[-2:]
     n_batch = indices.ndim - 2
     n_dense = len(shape) - n_batch - n_sparse
     if n_dense < 0:
-        raise JAXValueError(f"Invalid {indices.shape=} for {shape=}")
+        raise _JAXValueError(f"Invalid {indices.shape=} for {shape=}")
     for what, buf in (("indices", indices), ("data", data)):
         if any(s not in (1, t) for s, t in zip(buf.shape[:n_batch], shape[:n_batch])):
-            raise JAXValueError(f"{what} batch dimensions not compatible for "
+            raise _JAXValueError(f"{what} batch dimensions not compatible for "
                                 f"{what}.shape={buf.shape}, {shape=}")
     if data.shape[n_batch:] != (nse,) + tuple(shape[n_batch + n_sparse:]):
-        raise JAXValueError(f"Invalid data.shape={data.shape} for {nse=}, {n_batch=}, "
+        raise _JAXValueError(f"Invalid data.shape={data.shape} for {nse=}, {n_batch=}, "
                             f"{n_dense=}")
     return n_batch, n_sparse, n_dense, nse
 
@@ -78,15 +82,15 @@ def _validate(mat):
     the pytree (`vmap` maps `data` and `indices` without changing `shape`)."""
     try:
         return _props(mat.data, mat.indices, mat.shape)
-    except JAXValueError as e:
-        raise JAXValueError(
+    except _JAXValueError as e:
+        raise _JAXValueError(
             f"BCOO buffers do not match its shape: {e.message}",
             hint="astjax's vmap maps a BCOO's data and indices as plain leaves, without "
                  "dropping the mapped batch dimension from its shape (JAX's "
                  "register_vmappable); map over the buffers and build the BCOO inside") from None
 
 
-@register_pytree_node_class
+@_register_pytree_node_class
 class BCOO(JAXSparse):
     """A batched-COO sparse array: `BCOO((data, indices), shape=...)` (JAX's
     `jax.experimental.sparse.BCOO`). Duplicate indices are summed; an index equal to
@@ -145,7 +149,7 @@ class BCOO(JAXSparse):
         obj = object.__new__(cls)
         obj.data, obj.indices = children
         if aux_data.keys() != {"shape", "indices_sorted", "unique_indices"}:
-            raise JAXValueError(f"BCOO.tree_unflatten: invalid {aux_data=}")
+            raise _JAXValueError(f"BCOO.tree_unflatten: invalid {aux_data=}")
         obj.__dict__.update(aux_data)
         return obj
 
@@ -230,12 +234,10 @@ class BCOO(JAXSparse):
         return _multiply(self, 1. / jnp.asarray(other))
 
     def __matmul__(self, other):
-        from ._bcoo_dot import matmul
-        return matmul(self, other)
+        return _matmul(self, other)
 
     def __rmatmul__(self, other):
-        from ._bcoo_dot import matmul
-        return matmul(other, self)
+        return _matmul(other, self)
 
 
 def _same_layout(mat, data, indices=None, **flags):
@@ -277,7 +279,7 @@ def bcoo_extract(sparr: BCOO, arr, *, assume_unique=None) -> BCOO:
     False, as JAX)."""
     arr = jnp.asarray(arr)
     if arr.shape != sparr.shape:
-        raise JAXValueError(f"shape mismatch: {sparr.shape=} {arr.shape=}")
+        raise _JAXValueError(f"shape mismatch: {sparr.shape=} {arr.shape=}")
     if assume_unique is None:
         assume_unique = sparr.unique_indices
     _, cols = _full_indices(sparr)
@@ -306,7 +308,7 @@ def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
     mat = jnp.asarray(mat)
     n_sparse = mat.ndim - n_batch - n_dense
     if n_sparse < 0 or n_batch < 0 or n_dense < 0:
-        raise JAXValueError(f"Invalid {n_batch=}, {n_dense=} for {mat.shape=}")
+        raise _JAXValueError(f"Invalid {n_batch=}, {n_dense=} for {mat.shape=}")
     mask = mat != 0
     if n_dense:
         mask = mask.any(tuple(range(mat.ndim - n_dense, mat.ndim)))
@@ -339,12 +341,12 @@ def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
     _validate(mat)
     perm = tuple(operator.index(p) for p in permutation)
     if sorted(perm) != list(range(mat.ndim)):
-        raise JAXValueError(f"Invalid permutation {perm} for shape {mat.shape}")
+        raise _JAXValueError(f"Invalid permutation {perm} for shape {mat.shape}")
     nb, ns = mat.n_batch, mat.n_sparse
     batch_perm, sparse_perm, dense_perm = perm[:nb], perm[nb:nb + ns], perm[nb + ns:]
     if (sorted(batch_perm) != list(range(nb))
             or sorted(sparse_perm) != list(range(nb, nb + ns))):
-        raise JAXValueError(
+        raise _JAXValueError(
             "bcoo_transpose: permutation must not mix batch, sparse and dense dimensions; "
             f"got {perm} for n_batch={nb}, n_sparse={ns}")
     sparse_perm = [p - nb for p in sparse_perm]
@@ -393,7 +395,7 @@ def bcoo_multiply_dense(sp_mat: BCOO, v):
         return sp_mat.data * v
     shape = jnp.broadcast_shapes(v.shape, sp_mat.shape)
     if shape != sp_mat.shape:
-        raise JAXValueError(f"bcoo_multiply_dense: dense shape {v.shape} must broadcast "
+        raise _JAXValueError(f"bcoo_multiply_dense: dense shape {v.shape} must broadcast "
                             f"to the sparse shape {sp_mat.shape}; got {shape}")
     v = jnp.broadcast_to(v, sp_mat.shape)
     return sp_mat.data * bcoo_extract(sp_mat, v, assume_unique=True).data
@@ -498,7 +500,7 @@ def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None) -> BCOO:
         known = math.prod(d for d in new_sizes if d != -1)
         new_sizes = tuple(mat.size // known if d == -1 else d for d in new_sizes)
     if math.prod(new_sizes) != mat.size:
-        raise JAXValueError(f"cannot reshape {mat.shape} into {new_sizes}")
+        raise _JAXValueError(f"cannot reshape {mat.shape} into {new_sizes}")
     key, size = _linear_keys(mat, mat.indices)
     coords = jnp.unravel_index(jnp.minimum(key, max(size - 1, 0)), new_sizes)
     indices = jnp.stack(coords, -1).astype(mat.indices.dtype)
@@ -508,44 +510,64 @@ def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None) -> BCOO:
                 unique_indices=mat.unique_indices)
 
 
-def empty(shape, dtype=None, index_dtype="int32", sparse_format="bcoo", **kwds) -> BCOO:
-    """An all-zero BCOO array with `nse` (default 0) padding entries (JAX's
-    `sparse.empty`)."""
-    if sparse_format != "bcoo":
-        raise JAXValueError(f"astjax's sparse module has only sparse_format='bcoo'; "
-                            f"got {sparse_format!r}")
-    n_batch, n_dense, nse = kwds.pop("n_batch", 0), kwds.pop("n_dense", 0), kwds.pop("nse", 0)
-    if kwds:
-        raise TypeError(f"sparse.empty: unexpected keyword arguments {sorted(kwds)}")
-    shape = tuple(shape)
-    n_sparse = len(shape) - n_dense - n_batch
-    if min(n_sparse, n_dense, n_batch, nse) < 0:
-        raise JAXValueError(f"Invalid inputs: {shape=}, {n_dense=}, {n_batch=}, {nse=}")
-    batch, sparse_shape = shape[:n_batch], shape[n_batch:n_batch + n_sparse]
-    data = jnp.zeros(batch + (nse,) + shape[n_batch + n_sparse:], dtype)
-    indices = jnp.broadcast_to(jnp.asarray(sparse_shape, index_dtype), batch + (nse, n_sparse))
-    return BCOO((data, indices), shape=shape, indices_sorted=True, unique_indices=True)
+# ------------------------------------------------------------ contractions with dense arrays
+def _index_tuple(dims):
+    return tuple(operator.index(d) for d in dims)
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype=None, index_dtype="int32",
-        sparse_format="bcoo", **kwds) -> BCOO:
-    """The sparse `N x M` identity with ones on diagonal `k` (JAX's `sparse.eye`)."""
-    if sparse_format != "bcoo":
-        raise JAXValueError(f"astjax's sparse module has only sparse_format='bcoo'; "
-                            f"got {sparse_format!r}")
-    n_batch, n_dense = kwds.pop("n_batch", 0), kwds.pop("n_dense", 0)
-    if kwds:
-        raise TypeError(f"sparse.eye: unexpected keyword arguments {sorted(kwds)}")
-    N, k = operator.index(N), operator.index(k)
-    M = N if M is None else operator.index(M)
-    diag = min(N, M - k) if k > 0 else min(N + k, M)
-    if diag <= 0:
-        return empty((N, M), dtype=dtype, index_dtype=index_dtype, n_batch=n_batch,
-                     n_dense=n_dense)
-    if n_batch or n_dense:
-        return bcoo_fromdense(jnp.eye(N, M, k, dtype=dtype), n_batch=n_batch,
-                              n_dense=n_dense, index_dtype=index_dtype)
-    idx = np.arange(diag)
-    indices = np.stack([idx - min(k, 0), idx + max(k, 0)], -1).astype(index_dtype)
-    return BCOO((jnp.ones(diag, dtype), jnp.asarray(indices)), shape=(N, M),
-                indices_sorted=True, unique_indices=True)
+def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
+                     preferred_element_type=None, out_sharding=None):
+    """`lax.dot_general` with one operand a `BCOO` array; the result is dense (JAX's
+    `sparse.bcoo_dot_general`; `precision` and `out_sharding` are unused, as there)."""
+    del precision, out_sharding
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, rc, lb, rb = map(_index_tuple, (lc, rc, lb, rb))
+    if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
+        raise _JAXTypeError("bcoo_dot_general of two BCOO arrays (a sparse result) is not "
+                           "provided by astjax; densify one operand with `.todense()`")
+    if isinstance(lhs, BCOO):
+        _validate(lhs)
+        return _sparse_lhs(lhs, jnp.asarray(rhs), (lc, rc), (lb, rb), preferred_element_type)
+    if isinstance(rhs, BCOO):
+        lhs = jnp.asarray(lhs)
+        _validate(rhs)
+        out = _sparse_lhs(rhs, lhs, (rc, lc), (rb, lb), preferred_element_type)
+        # swapped operands give (batch, rhs free, lhs free): put lhs's free dims first
+        n_b = len(lb)
+        n_rfree = rhs.ndim - len(rc) - len(rb)
+        n_lfree = lhs.ndim - len(lc) - len(lb)
+        perm = (tuple(range(n_b)) + tuple(range(n_b + n_rfree, n_b + n_rfree + n_lfree))
+                + tuple(range(n_b, n_b + n_rfree)))
+        return out.transpose(perm)
+    return lax.dot_general(lhs, rhs, ((lc, rc), (lb, rb)),
+                           preferred_element_type=preferred_element_type)
+
+
+def _matmul(a, b):
+    """`a @ b` with `a` or `b` a BCOO array (jnp.matmul's broadcasting), dense result."""
+    if isinstance(a, BCOO) and isinstance(b, BCOO):
+        raise _JAXTypeError("BCOO @ BCOO (a sparse result) is not provided by astjax; "
+                           "densify one operand with `.todense()`")
+    sparse_left = isinstance(a, BCOO)
+    sp, dense = (a, jnp.asarray(b)) if sparse_left else (b, jnp.asarray(a))
+    if sp.ndim == 0 or dense.ndim == 0:
+        raise _JAXTypeError("matmul: operands must have at least one dimension; got "
+                           f"shapes {a.shape} and {b.shape}")
+    if sp.ndim > 2 or sp.n_batch:
+        if (sp.ndim == dense.ndim and sp.n_batch == sp.ndim - 2
+                and sp.shape[:-2] == dense.shape[:-2]):
+            batch = tuple(range(sp.ndim - 2))
+            if sparse_left:
+                dn = ((sp.ndim - 1,), (dense.ndim - 2,)), (batch, batch)
+                return bcoo_dot_general(sp, dense, dimension_numbers=dn)
+            dn = ((dense.ndim - 1,), (sp.ndim - 2,)), (batch, batch)
+            return bcoo_dot_general(dense, sp, dimension_numbers=dn)
+        return jnp.matmul(a.todense() if sparse_left else a, b if sparse_left else b.todense())
+    if sparse_left:
+        # (m, n) @ (..., n, k): contract, then move m next to k, as matmul lays it out
+        c = dense.ndim - 2 if dense.ndim >= 2 else 0
+        out = bcoo_dot_general(sp, dense, dimension_numbers=(((sp.ndim - 1,), (c,)), ((), ())))
+        return jnp.moveaxis(out, 0, -2) if sp.ndim == 2 and dense.ndim > 2 else out
+    # (..., m, n) @ (n, k) or (n,)
+    out = bcoo_dot_general(dense, sp, dimension_numbers=(((dense.ndim - 1,), (0,)), ((), ())))
+    return out
