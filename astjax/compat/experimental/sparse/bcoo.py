@@ -299,6 +299,16 @@ def _first_occurrence(mat):
     return jnp.expand_dims(~earlier, tuple(range(idx.ndim - 1, idx.ndim - 1 + mat.n_dense)))
 
 
+def _indices_at(linear, valid, shape, dtype):
+    """Index rows `(..., len(shape))` of the row-major positions `linear` in `shape`;
+    where not `valid`, the shape itself (padding)."""
+    if not shape:
+        return jnp.zeros(linear.shape + (0,), dtype)
+    coords = jnp.unravel_index(jnp.minimum(linear, max(math.prod(shape) - 1, 0)), shape)
+    return jnp.where(valid[..., None], jnp.stack(coords, -1).astype(dtype),
+                     jnp.asarray(shape, dtype))
+
+
 def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
                    index_dtype=np.int32) -> BCOO:
     """The BCOO array of the nonzeros of `mat` in row-major order (JAX's
@@ -323,11 +333,7 @@ def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
     if nse > size:
         order = jnp.concatenate([order, jnp.full(batch + (nse - size,), size, order.dtype)], -1)
     valid = jnp.arange(nse) < counts[..., None]
-    coords = jnp.unravel_index(jnp.minimum(order, max(size - 1, 0)), sparse_shape) if sparse_shape else ()
-    fill = jnp.asarray(sparse_shape, index_dtype)
-    indices = (jnp.stack(coords, -1).astype(index_dtype) if coords
-               else jnp.zeros(batch + (nse, 0), index_dtype))
-    indices = jnp.where(valid[..., None], indices, fill)
+    indices = _indices_at(order, valid, sparse_shape, index_dtype)
     out = BCOO((jnp.zeros(batch + (nse,) + mat.shape[mat.ndim - n_dense:], mat.dtype), indices),
                shape=mat.shape, indices_sorted=True, unique_indices=True)
     data = bcoo_extract(out, mat, assume_unique=True).data
@@ -469,11 +475,7 @@ def bcoo_sum_duplicates(mat: BCOO, nse=None) -> BCOO:
     out_data = out_data.at[bcols + (pos,)].add(data, mode="drop")
     out_key = jnp.full(batch + (nse,), size, key.dtype)
     out_key = out_key.at[bcols + (pos,)].min(key, mode="drop")
-    fill = jnp.asarray(sparse_shape, mat.indices.dtype)
-    coords = jnp.unravel_index(jnp.minimum(out_key, max(size - 1, 0)), sparse_shape) if sparse_shape else ()
-    out_idx = (jnp.stack(coords, -1).astype(mat.indices.dtype) if coords
-               else jnp.zeros(batch + (nse, 0), mat.indices.dtype))
-    out_idx = jnp.where((out_key < size)[..., None], out_idx, fill)
+    out_idx = _indices_at(out_key, out_key < size, sparse_shape, mat.indices.dtype)
     return BCOO((out_data, out_idx), shape=mat.shape, indices_sorted=True, unique_indices=True)
 
 
@@ -502,10 +504,7 @@ def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None) -> BCOO:
     if math.prod(new_sizes) != mat.size:
         raise _JAXValueError(f"cannot reshape {mat.shape} into {new_sizes}")
     key, size = _linear_keys(mat, mat.indices)
-    coords = jnp.unravel_index(jnp.minimum(key, max(size - 1, 0)), new_sizes)
-    indices = jnp.stack(coords, -1).astype(mat.indices.dtype)
-    indices = jnp.where((key < size)[..., None], indices,
-                        jnp.asarray(new_sizes, mat.indices.dtype))
+    indices = _indices_at(key, key < size, new_sizes, mat.indices.dtype)
     return BCOO((mat.data, indices), shape=new_sizes, indices_sorted=mat.indices_sorted,
                 unique_indices=mat.unique_indices)
 
