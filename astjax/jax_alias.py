@@ -64,7 +64,8 @@ PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initialize
 
 # jax.<name> -> the astjax module of another name serving it (`jax.lax.linalg` is
 # `astjax.lax.linalg`, an attribute of the module `astjax.lax`, not a submodule)
-_RENAMED = {"lax.linalg": "astjax.lax_linalg"}
+_RENAMED = {"lax.linalg": "astjax.lax_linalg",
+            "extend.core.primitives": "astjax.extend.core_primitives"}
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

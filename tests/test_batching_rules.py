@@ -370,6 +370,8 @@ def test_cases_cover_the_rules():
                  # vmap of grad / of a checkpoint vs JAX's stored values:
                  # tests/test_optimize_remat.py
                  "remat_opt", "closed_call",
+                 # call_p (closed_call's rules on an open jaxpr): tests/test_sparse_bcoo.py
+                 "call",
                  # compute_on2 under vmap vs JAX's stored values: tests/test_host_memory_more.py
                  "compute_on",
                  # an inner jit: vmap's jaxpr and values vs JAX's: tests/test_jit_call.py

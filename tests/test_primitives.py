@@ -80,6 +80,8 @@ NO_CASES: dict[str, str] = {
     **{n: "takes jaxprs (custom_vjp's optimize_remat=True): tests/test_optimize_remat.py "
           "(values, derivatives, vmap, kernel runs vs JAX's stored results)"
        for n in ("remat_opt", "closed_call")},
+    "call": "takes an open jaxpr (JAX's call_p, astjax stages none): "
+            "tests/test_sparse_bcoo.py (values, jit, grad, vmap)",
     "jit": "takes a jaxpr (an inner jit): tests/test_jit_call.py (printed jaxprs, StableHLO, "
            "values, jvp/grad/vmap vs JAX's stored results)",
     "linear_call": "takes jaxprs and the user's transpose: tests/test_linear_call.py (values, "

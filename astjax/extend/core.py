@@ -27,6 +27,11 @@ __all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
            "take_current_trace", "set_current_trace", "find_top_trace", "AbstractToken", "Token",
            "primitives", "valid_jaxtype"]
 
+# a package (no submodule files of its own), as JAX's `jax.extend.core` is: `from
+# jax.extend.core.primitives import call_p` (numpyro) imports through it once
+# `install_as_jax` serves `jax.extend.core.primitives`
+__path__: list[str] = []
+
 JaxprEqn = Eqn  # one equation of a jaxpr: primitive, invars, outvars, params
 
 

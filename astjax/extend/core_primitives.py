@@ -1,7 +1,7 @@
 """`jax.extend.core.primitives` (served as `astjax.extend.core.primitives`): JAX's
-primitive objects under their `<name>_p` names, for the 161 of JAX 0.10.2's 175 that
+primitive objects under their `<name>_p` names, for the 162 of JAX 0.10.2's 175 that
 astjax defines under JAX's name (a library compares an equation's `primitive` with
-them, as haiku's `to_dot` does with `jit_p`). Not here: `add_jaxvals_p`, `call_p`,
+them, as haiku's `to_dot` does with `jit_p`). Not here: `add_jaxvals_p`,
 `empty2_p`, `linear_solve_p`, `random_bits_p`, `random_fold_in_p`, `random_seed_p`,
 `random_split_p`, `regularized_incomplete_beta_p`, `remat_p`, `scatter_add_p`,
 `scatter_max_p`, `scatter_min_p`, `scatter_mul_p` (astjax stages those operations
@@ -34,6 +34,7 @@ bessel_i0e_p = _by_name["bessel_i0e"]
 bessel_i1e_p = _by_name["bessel_i1e"]
 bitcast_convert_type_p = _by_name["bitcast_convert_type"]
 broadcast_in_dim_p = _by_name["broadcast_in_dim"]
+call_p = _by_name["call"]
 cbrt_p = _by_name["cbrt"]
 ceil_p = _by_name["ceil"]
 cholesky_p = _by_name["cholesky"]

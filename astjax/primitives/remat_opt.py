@@ -1,6 +1,8 @@
 """`remat_opt`: the forward rule of a `custom_vjp` defined with
 `defvjp(fwd, bwd, optimize_remat=True)`, and `closed_call`, a plain call of a nested
-jaxpr (what `remat_opt` becomes when nothing reads its residuals).
+jaxpr (what `remat_opt` becomes when nothing reads its residuals), with `call`, its
+form over an open jaxpr without constants (JAX's `call_p`: astjax stages none itself;
+a library binding one gets the closed call's rules).
 
 When such a function is differentiated, its `fwd` is staged into one `remat_opt`
 equation: operands `consts + primals`, results `residuals + primal outputs`
@@ -29,7 +31,7 @@ from ..errors import DerivativeValueError
 from .base import (call_dce, call_rules, call_source, inline_call_jvp, instantiate,
                    mark_unsupported, matchaxis, register)
 
-__all__ = ["remat_opt_p", "closed_call_p", "PrimalThunk", "remat_opt"]
+__all__ = ["remat_opt_p", "closed_call_p", "call_p", "PrimalThunk", "remat_opt"]
 
 
 class PrimalThunk:
@@ -203,6 +205,30 @@ def _closed_call_batch(tx, args, dims, *, call_jaxpr):
 register(closed_call_p, **call_rules("call_jaxpr"), jvp=inline_call_jvp("call_jaxpr"),
          batch=_closed_call_batch,
          dce=call_dce("call_jaxpr"), source=call_source("call_jaxpr", "closed_call"))
+
+# ------------------------------------------------------------------------------- call
+call_p = core.new_primitive("call", multiple_results=True, higher_order=True)
+
+
+def _as_closed(rule, higher_order=True):
+    """`rule` of closed_call applied to call's open `call_jaxpr` (no constants)."""
+    def closed(params):
+        return {**params, "call_jaxpr": core.ClosedJaxpr(params["call_jaxpr"], [])}
+    if higher_order:
+        return lambda tx, *args, **params: rule(tx, *args, **closed(params))
+    return lambda *args, **params: rule(*args, **closed(params))
+
+
+def _call_dce(tx, eqn, used_outputs):
+    new, used_in = _closed_dce(tx, eqn.replace(
+        params={"call_jaxpr": core.ClosedJaxpr(eqn.params["call_jaxpr"], [])}), used_outputs)
+    return new.replace(params={"call_jaxpr": new.params["call_jaxpr"].jaxpr}), used_in
+
+
+_closed_dce = call_dce("call_jaxpr")
+register(call_p, **{k: _as_closed(r, False) for k, r in call_rules("call_jaxpr").items()},
+         jvp=_as_closed(inline_call_jvp("call_jaxpr")), batch=_as_closed(_closed_call_batch),
+         dce=_call_dce, source=call_source("call_jaxpr", "call"))
 
 
 def remat_opt(body, consts, primals, n_out, fun_jaxpr_thunk):

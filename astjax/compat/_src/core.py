@@ -8,8 +8,17 @@ from astjax.extend.core import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, 
                                 jaxpr_as_fun, mapped_aval, set_current_trace,
                                 take_current_trace, unmapped_aval)
 from astjax.ir import sub_jaxprs as _sub_jaxprs
+from astjax.trace_state import _state as _trace_state
 
 jaxpr_as_fn = jaxpr_as_fun
+
+
+def trace_state_clean() -> bool:
+    """Whether this thread is at top level: nothing being staged (`jit`, `grad`,
+    `vmap`, ... of a function in progress), no mapped axis in scope and no library
+    trace current (numpyro asks before caching a function)."""
+    return not (_trace_state.builders or _trace_state.axis_frames
+                or _trace_state.user_traces)
 
 
 def raise_to_shaped(aval, weak_type=None):

@@ -1,0 +1,63 @@
+"""`jax.experimental.sparse.api`: sparse constructors by format (`empty`, `eye`; astjax
+has the `bcoo` format only) and `todense`."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from astjax import numpy as _jnp
+from astjax.errors import JAXValueError as _JAXValueError
+
+from .bcoo import BCOO, JAXSparse
+from .bcoo import bcoo_fromdense as _bcoo_fromdense
+
+__all__ = ["empty", "eye", "todense"]
+
+
+def todense(arr):
+    """The dense array of a sparse `arr` (a dense array is returned as is)."""
+    return arr.todense() if isinstance(arr, JAXSparse) else arr
+
+
+def empty(shape, dtype=None, index_dtype="int32", sparse_format="bcoo", **kwds) -> BCOO:
+    """An all-zero BCOO array with `nse` (default 0) padding entries (JAX's
+    `sparse.empty`)."""
+    if sparse_format != "bcoo":
+        raise _JAXValueError(f"astjax's sparse module has only sparse_format='bcoo'; "
+                            f"got {sparse_format!r}")
+    n_batch, n_dense, nse = kwds.pop("n_batch", 0), kwds.pop("n_dense", 0), kwds.pop("nse", 0)
+    if kwds:
+        raise TypeError(f"sparse.empty: unexpected keyword arguments {sorted(kwds)}")
+    shape = tuple(shape)
+    n_sparse = len(shape) - n_dense - n_batch
+    if min(n_sparse, n_dense, n_batch, nse) < 0:
+        raise _JAXValueError(f"Invalid inputs: {shape=}, {n_dense=}, {n_batch=}, {nse=}")
+    batch, sparse_shape = shape[:n_batch], shape[n_batch:n_batch + n_sparse]
+    data = _jnp.zeros(batch + (nse,) + shape[n_batch + n_sparse:], dtype)
+    indices = _jnp.broadcast_to(_jnp.asarray(sparse_shape, index_dtype), batch + (nse, n_sparse))
+    return BCOO((data, indices), shape=shape, indices_sorted=True, unique_indices=True)
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None, index_dtype="int32",
+        sparse_format="bcoo", **kwds) -> BCOO:
+    """The sparse `N x M` identity with ones on diagonal `k` (JAX's `sparse.eye`)."""
+    if sparse_format != "bcoo":
+        raise _JAXValueError(f"astjax's sparse module has only sparse_format='bcoo'; "
+                            f"got {sparse_format!r}")
+    n_batch, n_dense = kwds.pop("n_batch", 0), kwds.pop("n_dense", 0)
+    if kwds:
+        raise TypeError(f"sparse.eye: unexpected keyword arguments {sorted(kwds)}")
+    N, k = operator.index(N), operator.index(k)
+    M = N if M is None else operator.index(M)
+    diag = min(N, M - k) if k > 0 else min(N + k, M)
+    if diag <= 0:
+        return empty((N, M), dtype=dtype, index_dtype=index_dtype, n_batch=n_batch,
+                     n_dense=n_dense)
+    if n_batch or n_dense:
+        return _bcoo_fromdense(_jnp.eye(N, M, k, dtype=dtype), n_batch=n_batch,
+                              n_dense=n_dense, index_dtype=index_dtype)
+    idx = np.arange(diag)
+    indices = np.stack([idx - min(k, 0), idx + max(k, 0)], -1).astype(index_dtype)
+    return BCOO((_jnp.ones(diag, dtype), _jnp.asarray(indices)), shape=(N, M),
+                indices_sorted=True, unique_indices=True)
