@@ -66,6 +66,7 @@ from .primitives.restructure import (split, split_p, stack, stack_p, tile, tile_
                                      unstack, unstack_p)
 from .primitives.collectives_p2p import ragged_all_to_all_p  # noqa: E402,F401
 from .lax_extras import *  # noqa: E402,F401,F403
+from .lax_extras import _each_element  # noqa: E402,F401  (`x.at[idx].apply`)
 # the structural functions, also on arrays of an extended dtype (their data's)
 from .lax_extended import (broadcast, broadcast_in_dim, concatenate,  # noqa: E402,F401
                            dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,

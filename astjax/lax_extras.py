@@ -1,6 +1,7 @@
 """`jax.lax`'s array conveniences that are compositions of other primitives: `collapse`,
 `broadcast_to_rank`, `broadcast_like`, `index_take`, `batch_matmul`, `empty`, `stage`,
-`shape_as_value`, `dtype`, `platform_dependent`, and the type names `lax` exports for
+`shape_as_value`, `dtype`, `platform_dependent`, `scatter_apply` (its function applied
+to each element as a scalar), and the type names `lax` exports for
 annotations (`PrecisionLike`, `DotDimensionNumbers`, `ConvGeneralDilatedDimensionNumbers`).
 
 Each function has JAX's signature, result and error class; being compositions, their
@@ -16,6 +17,7 @@ import numpy as np
 
 from . import core, dtypes
 from .api import device_put, typeof
+from .batching_api import vmap
 from .sharding_impls import get_abstract_mesh
 from .codegen import runtime
 from .codegen.stablehlo import platform_name
@@ -33,6 +35,7 @@ from .precision_config import DotAlgorithm, DotAlgorithmPreset
 __all__ = ["collapse", "broadcast_to_rank",
            "broadcast_like", "index_take", "batch_matmul",
            "empty", "full", "full_like", "stage", "shape_as_value", "dtype", "platform_dependent",
+           "scatter_apply",
            "PrecisionLike",
            "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers"]
 
@@ -243,3 +246,34 @@ def platform_dependent(*args, default=None, **per_platform):
     if missing:
         raise NoPlatformBranchError(missing)
     return branches[index](*args)
+
+
+def _each_element(func, dtype, what):
+    """`func` mapped over the elements of its argument, each seen as a scalar (XLA's
+    scatter region, which JAX stages `func` as), its results checked to be one `dtype`
+    scalar each; `what` names the caller in the error."""
+    def each(y):
+        shape = core.get_aval(y).shape
+        out = vmap(func)(lax.reshape(y, (math.prod(shape),)))
+        oa = core.get_aval(out)
+        if oa.dtype != dtype or oa.ndim != 1:
+            raise ArgumentValueError(
+                f"{what}: func must return one {dtype} element per element (the scatter "
+                f"region's type), got {oa.dtype}{list(oa.shape[1:])}",
+                hint=f"convert func's result with .astype({dtype.name})")
+        return lax.reshape(out, shape)
+    return each
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """`lax.scatter_apply`: `func` applied to each scattered element, as a scalar, once
+    per time an index names it (XLA's scatter with `func` as its region, as JAX's: an
+    element named k times is func(...func(x)...), k deep). `update_shape`: the updates'
+    shape (scatter dims, then the window dims), as JAX's."""
+    dtype = core.get_aval(operand).dtype
+    return lax.scatter_apply(operand, scatter_indices,
+                             _each_element(func, dtype, "lax.scatter_apply"),
+                             dimension_numbers, update_shape=update_shape,
+                             indices_are_sorted=indices_are_sorted,
+                             unique_indices=unique_indices, mode=mode)

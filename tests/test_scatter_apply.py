@@ -69,3 +69,15 @@ def test_grad_chains_func_per_occurrence():
     np.testing.assert_array_equal(g, [1, 8, 1, 2, 1])
     np.testing.assert_array_equal(astjax.jacfwd(lambda x: _apply(x, IDX))(X),
                                   np.diag([1, 8, 1, 2, 1]).astype(np.float32))
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, astjax.jit], ids=["eager", "jit"])
+def test_func_sees_each_element_as_a_scalar(wrap):
+    # JAX stages `func` as the scatter's region, on scalars: `v / v.sum()` is 1 at every
+    # named element (astjax applied it to the whole array: 0.0142 at x[1]); jax 0.10.2
+    idx = np.array([[1], [3], [1]])
+    run = wrap(lambda x: lax.scatter_apply(x, idx, lambda v: v / v.sum(), DN, update_shape=(3,)))
+    np.testing.assert_array_equal(run(X), [1, 1, 3, 1, 5])
+    size = lambda v: v + jnp.ones(()) * v.size   # noqa: E731
+    np.testing.assert_array_equal(lax.scatter_apply(X, idx, size, DN, update_shape=(3,)),
+                                  [1, 4, 3, 5, 5])

@@ -7,9 +7,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..batching_api import vmap
-from ..errors import (ArgumentIndexError, ArgumentTypeError, ArgumentValueError,
-                      JAXAttributeError)
+from ..errors import ArgumentIndexError, ArgumentTypeError, JAXAttributeError
 from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_index, slice_indices,
                                 _static_int, gather_index, scatter_index,
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
@@ -320,7 +318,8 @@ class _IndexUpdateRef:
         its own, as JAX's scatter region applies it to scalars."""
         kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                   mode=mode, wrap_negative_indices=wrap_negative_indices)
-        each = _elementwise(func, core.get_aval(asarray(self.array)).dtype)
+        each = lax._each_element(func, core.get_aval(asarray(self.array)).dtype,
+                                  "x.at[idx].apply")
         if unique_indices or not any(_is_array_index(i)
                                      for i in _normalize_index(self.array, self.index)):
             return self.set(each(self.get(**kw)), **kw)   # (ints and slices: each once)
@@ -330,18 +329,3 @@ class _IndexUpdateRef:
                               wrap_negative_indices=wrap_negative_indices)
         return _apply_times(x, times, each)
 
-
-def _elementwise(func, dtype):
-    """`func` mapped over the elements of its argument, each seen as a scalar, its
-    results checked to be one `dtype` scalar each (XLA's scatter region's type)."""
-    def each(y):
-        shape = core.get_aval(y).shape
-        out = vmap(func)(lax.reshape(y, (int(np.prod(shape, dtype=np.int64)),)))
-        oa = core.get_aval(out)
-        if oa.dtype != dtype or oa.ndim != 1:
-            raise ArgumentValueError(
-                f"x.at[idx].apply: func must map a {dtype} scalar to a {dtype} scalar (the "
-                f"scatter region's type), got {oa.dtype}{list(oa.shape[1:])}",
-                hint=f"convert func's result with .astype({dtype.name})")
-        return lax.reshape(out, shape)
-    return each
