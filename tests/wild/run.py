@@ -1,6 +1,6 @@
 """Run public JAX programs (written by others) under real JAX and under astjax; compare stdout.
 
-    python tests/wild/run.py [--src /tmp/wild17/src] [--out /tmp/wild17/out] [NAME ...]
+    python tests/wild/run.py [--src /tmp/wild18/src] [--out /tmp/wild18/out] [NAME ...]
 
 The programs' text is not in this repository (see README.md): `programs.json` names each
 one (source repository and path, the environment it needs) and the directory `--src`
@@ -93,8 +93,8 @@ def compare(want: str, got: str, rtol: float, atol: float, ignore: list[str],
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("names", nargs="*", help="programs to run (default: all in programs.json)")
-    ap.add_argument("--src", default="/tmp/wild17/src", type=Path)
-    ap.add_argument("--out", default="/tmp/wild17/out", type=Path)
+    ap.add_argument("--src", default="/tmp/wild18/src", type=Path)
+    ap.add_argument("--out", default="/tmp/wild18/out", type=Path)
     ap.add_argument("--env", default=str(REPO / ".ecoenv"), help="venv with jax + astjax")
     ap.add_argument("--rtol", type=float, default=1e-5)
     ap.add_argument("--atol", type=float, default=1e-6)
