@@ -43,7 +43,8 @@ def as_callable(fun):
     if sourceless.is_traced(fun):
         return sourceless.traced(fun)
     if (inspect.isfunction(plain) and plain.__code__ not in USER_CODE
-            and operators._user_function(plain)):
+            and (plain is fun or inspect.ismethod(fun))   # (not an object with __func__:
+            and operators._user_function(plain)):          # its own __call__ runs, as JAX)
         return converter.convert(fun)  # raises SourceChangedError with a location
     return fun
 

@@ -60,3 +60,25 @@ def test_norm_logpdf_is_jaxs_expression_and_keeps_weak_types():
     r = norm.logpdf(2, 1, 3)
     assert _bits(r) == _bits(np.float32(-2.0731065)) and r.weak_type
     assert norm.pdf(1.0).weak_type
+
+
+def test_an_object_with_func_and_self_runs_its_own_call():
+    # equinox's bound methods are objects holding `__func__` / `__self__` (not
+    # `types.MethodType`): `vmap(model.loss)` read the object's `__code__` (realnvp_eqx)
+    class Bound:
+        def __init__(self, f, o):
+            self.__func__, self.__self__ = f, o
+
+        def __call__(self, *a):
+            return self.__func__(self.__self__, *a)
+
+    class Model:
+        w = jnp.arange(3.0)
+
+    def loss(self, x):
+        return jnp.sum(self.w * x)
+
+    b = Bound(loss, Model())
+    np.testing.assert_array_equal(jax.vmap(b)(jnp.ones((4, 3))), [3, 3, 3, 3])  # as JAX
+    np.testing.assert_array_equal(jax.grad(b)(jnp.ones(3)), [0, 1, 2])
+    assert float(jax.lax.cond(True, b, b, jnp.ones(3))) == 3.0
