@@ -1,0 +1,51 @@
+"""Findings of the program fuzzer's fresh seeds (constructs, constructs2/3/4, closures,
+global, plain) and of the bad-input corpus's eighteenth-session cases, each pinned with
+plain Python's (so JAX's) answer or error class written out: no JAX needed to run them."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.errors import AstjaxError
+
+
+def _del_in_loop(x):
+    for i in range(3):
+        t = x * i
+        del t
+    return t  # noqa: F821 -- unbound: deleted in every trip
+
+
+def _del_in_staged_if(x):
+    t = x
+    if jnp.sum(x) > 0:
+        del t
+    return t
+
+
+def _only_in_branch(x):
+    if jnp.sum(x) > 0:
+        t = x
+    return t  # noqa: F821 -- unbound where the test is false
+
+
+def _global_in_staged_if(x):
+    if jnp.sum(x) > 0:
+        x = x + NOT_A_GLOBAL  # noqa: F821
+    return x
+
+
+@pytest.mark.parametrize("fn", [_del_in_loop, _del_in_staged_if, _only_in_branch])
+def test_unbound_local_is_unbound_local_error(fn):
+    # plain Python (and so JAX, which runs the function as Python) raises
+    # UnboundLocalError for a local read where no assignment reaches it
+    with pytest.raises(UnboundLocalError) as e:
+        astjax.jit(fn)(np.ones(3, np.float32))
+    assert isinstance(e.value, AstjaxError) and "test_fuzz_findings7.py" in str(e.value)
+
+
+def test_undefined_global_stays_a_plain_name_error():
+    # a global nothing defines is Python's NameError, not UnboundLocalError
+    with pytest.raises(NameError) as e:
+        astjax.jit(_global_in_staged_if)(np.ones(3, np.float32))
+    assert isinstance(e.value, AstjaxError) and not isinstance(e.value, UnboundLocalError)
