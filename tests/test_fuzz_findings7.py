@@ -49,3 +49,28 @@ def test_undefined_global_stays_a_plain_name_error():
     with pytest.raises(NameError) as e:
         astjax.jit(_global_in_staged_if)(np.ones(3, np.float32))
     assert isinstance(e.value, AstjaxError) and not isinstance(e.value, UnboundLocalError)
+
+
+def _sum_axs(x):
+    return jnp.sum(x, axs=0)
+
+
+def _norm_axes(x):
+    return jnp.linalg.norm(x, axes=0)
+
+
+@pytest.mark.parametrize("fn, said", [(_sum_axs, "sum() got an unexpected keyword argument 'axs'"),
+                                      (_norm_axes, "norm() got an unexpected keyword argument")])
+def test_wrong_keyword_to_a_library_function_is_located(fn, said):
+    # JAX: Python's TypeError, raised at the user's call while tracing
+    with pytest.raises(TypeError) as e:
+        astjax.jit(fn)(np.ones(3, np.float32))
+    assert isinstance(e.value, AstjaxError) and said in e.value.message
+    assert e.value.loc.file == __file__ and "its signature is" in e.value.hint
+
+
+def test_dynamic_update_slice_index_count_is_checked_first():
+    # JAX's wrapper counts the start indices before the shape rule: a ValueError
+    with pytest.raises(ValueError, match="one start index per axis"):
+        astjax.jit(lambda x: astjax.lax.dynamic_update_slice(x, jnp.ones((1, 1)), (0,)))(
+            np.ones((3, 3), np.float32))

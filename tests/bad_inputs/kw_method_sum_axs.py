@@ -1,0 +1,12 @@
+# expect: ArityError TypeError
+# xfail: an Array method's signature is (self, *args, **kw), so the bad keyword is found only in jnp.sum, outside the user's frame
+# jax: TypeError (TypeError): _sum() got an unexpected keyword argument 'axs'
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x.sum(axs=0)  # error
+
+astjax.jit(f)(jnp.ones(3))
