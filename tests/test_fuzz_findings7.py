@@ -74,3 +74,15 @@ def test_dynamic_update_slice_index_count_is_checked_first():
     with pytest.raises(ValueError, match="one start index per axis"):
         astjax.jit(lambda x: astjax.lax.dynamic_update_slice(x, jnp.ones((1, 1)), (0,)))(
             np.ones((3, 3), np.float32))
+
+
+def test_constructs4_is_off_by_default():
+    # a family on by default would change every documented seed range's programs
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fuzz.gen import DEFAULT_OFF, generate
+    from fuzz.gen_constructs4 import CONSTRUCTS4
+    assert set(CONSTRUCTS4) <= set(DEFAULT_OFF)
+    assert not any(generate(seed).uses_constructs4 for seed in range(40))
+    assert any(generate(seed, enabled=CONSTRUCTS4).uses_constructs4 for seed in range(40))
