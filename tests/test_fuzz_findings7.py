@@ -59,8 +59,13 @@ def _norm_axes(x):
     return jnp.linalg.norm(x, axes=0)
 
 
+def _method_sum_axs(x):
+    return x.sum(axs=0)
+
+
 @pytest.mark.parametrize("fn, said", [(_sum_axs, "sum() got an unexpected keyword argument 'axs'"),
-                                      (_norm_axes, "norm() got an unexpected keyword argument")])
+                                      (_norm_axes, "norm() got an unexpected keyword argument"),
+                                      (_method_sum_axs, "sum() got an unexpected keyword")])
 def test_wrong_keyword_to_a_library_function_is_located(fn, said):
     # JAX: Python's TypeError, raised at the user's call while tracing
     with pytest.raises(TypeError) as e:

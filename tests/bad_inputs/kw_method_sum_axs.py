@@ -1,5 +1,4 @@
 # expect: ArityError TypeError
-# xfail: an Array method's signature is (self, *args, **kw), so the bad keyword is found only in jnp.sum, outside the user's frame
 # jax: TypeError (TypeError): _sum() got an unexpected keyword argument 'axs'
 import numpy as np
 import astjax
