@@ -91,3 +91,27 @@ def test_constructs4_is_off_by_default():
     assert set(CONSTRUCTS4) <= set(DEFAULT_OFF)
     assert not any(generate(seed).uses_constructs4 for seed in range(40))
     assert any(generate(seed, enabled=CONSTRUCTS4).uses_constructs4 for seed in range(40))
+
+
+def _lambdas_made_in_a_loop(x):
+    fs = []
+    for i in range(2):
+        fs.append(lambda u: u * 0.5 + i * 0.2)   # late-bound: every lambda reads the last i
+    for h in fs:
+        x = jnp.sin(h(x))
+    return x
+
+
+def _lambdas_in_a_list_display(x):
+    fs = []
+    for i in range(3):
+        fs = fs + [lambda u: u + i]
+    return fs[0](x)
+
+
+@pytest.mark.parametrize("fn", [_lambdas_made_in_a_loop, _lambdas_in_a_list_display])
+def test_lambda_not_bound_to_a_name_reads_the_loop_variable_late(fn):
+    # fuzz seed 9500101 (constructs4): a lambda stored in a container, not bound to a
+    # name, saw the loop variable of its own trip instead of its last value
+    x = np.array([0.3, -0.2, 0.5])
+    np.testing.assert_allclose(astjax.jit(fn)(x), fn(x), rtol=1e-6)
