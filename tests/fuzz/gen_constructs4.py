@@ -82,17 +82,22 @@ PRELUDE4 = {
 class Constructs4Mixin:
     """`Generator`'s `s_<construct>` methods for `CONSTRUCTS4` (module docstring)."""
 
-    def _uses4(self):
+    def _start4(self, env, depth, scalar=False, nested=True):
+        """The construct's target array (and a scalar of `env` with `scalar`), or None
+        where a construct with a nested block would nest too deep."""
+        if nested and depth >= self.max_depth:
+            return None
         self.uses_constructs4 = True
+        v, _ = self.target_array(env, new_ok=False)
+        return (v, self.rng.choice(env.scalars)) if scalar else v
 
     def _trips4(self, staged_ok=True):
         return self.rng.choice(["3", "2", "1, 3"] + (["n"] if staged_ok else []))
 
     def s_try_finally(self, env, depth):
-        if depth >= self.max_depth:
+        v = self._start4(env, depth)
+        if v is None:
             return None
-        self._uses4()
-        v, _ = self.target_array(env, new_ok=False)
         g, u, k, i = self.fresh("g"), self.fresh("u"), self.fresh("k"), self.fresh("i")
         test = self.rng.choice([f"jnp.sum({u}) > {self.const()}", f"{u}[0] < 0.0",
                                 f"{u}.shape[0] > 2", f"{u}.ndim == 2"])
@@ -108,10 +113,9 @@ class Constructs4Mixin:
                              [Line(f"{v} = {g}({v} + {i} * 0.1)")]]])]
 
     def s_class_state(self, env, depth):
-        if depth >= self.max_depth:
+        v = self._start4(env, depth)
+        if v is None:
             return None
-        self._uses4()
-        v, _ = self.target_array(env, new_ok=False)
         o, i, w = self.fresh("o"), self.fresh("i"), self.fresh("w")
         body = [Line(f"{w} = {o}.step({self.arr_atom(env)} * 0.5)")]
         if self.rng.random() < 0.5:
@@ -127,11 +131,10 @@ class Constructs4Mixin:
                 Line(f"{v} = {o}.v + {o}.scaled() * 0.1")]
 
     def s_nt_carry(self, env, depth):
-        if depth >= self.max_depth:
+        start = self._start4(env, depth, scalar=True)
+        if start is None:
             return None
-        self._uses4()
-        v, _ = self.target_array(env, new_ok=False)
-        t = self.rng.choice(env.scalars)
+        v, t = start
         st, i, c = self.fresh("st"), self.fresh("i"), self.fresh("c")
         step = self.rng.choice([
             f"{st} = St4(jnp.tanh({st}.a * 0.9 + {st}.b * 0.1), {st}.b * 0.5 + jnp.sum({st}.a) * 0.1)",
@@ -151,8 +154,7 @@ class Constructs4Mixin:
         return [Line(f"{st} = St4({v}, {t})")] + loop + [out]
 
     def s_varargs(self, env, depth):
-        self._uses4()
-        v, _ = self.target_array(env, new_ok=False)
+        v = self._start4(env, depth, nested=False)
         a, b = self.arr_atom(env), self.arr_atom(env)
         s = self.sc_atom(env)
         form = self.rng.choice(["splat", "tuple", "nested"])
@@ -169,11 +171,10 @@ class Constructs4Mixin:
                         [Line(f"{v} = jnp.tanh({g}({v}, {a}, k={s}))")]]])]
 
     def s_jit_helper(self, env, depth):
-        if depth >= self.max_depth:
+        start = self._start4(env, depth, scalar=True)
+        if start is None:
             return None
-        self._uses4()
-        v, _ = self.target_array(env, new_ok=False)
-        t = self.rng.choice(env.scalars)
+        v, t = start
         i = self.fresh("i")
         form = self.rng.choice(["module", "static", "nested"])
         if form == "module":
@@ -187,11 +188,10 @@ class Constructs4Mixin:
                 Block([[f"for {i} in range({self._trips4()}):", [Line(f"{v} = {g}({v})")]]])]
 
     def s_lambda_loop(self, env, depth):
-        if depth >= self.max_depth:
+        start = self._start4(env, depth, scalar=True)
+        if start is None:
             return None
-        self._uses4()
-        v, _ = self.target_array(env, new_ok=False)
-        t = self.rng.choice(env.scalars)
+        v, t = start
         fs, i, h = self.fresh("fs"), self.fresh("i"), self.fresh("h")
         form = self.rng.choice(["comp", "append_default", "append_late"])
         if form == "comp":
@@ -206,11 +206,10 @@ class Constructs4Mixin:
         return make + [Block([[f"for {h} in {fs}:", [Line(f"{v} = jnp.sin({h}({v}))")]]])]
 
     def s_match_guard(self, env, depth):
-        if depth >= self.max_depth:
+        start = self._start4(env, depth, scalar=True)
+        if start is None:
             return None
-        self._uses4()
-        v, _ = self.target_array(env, new_ok=False)
-        t = self.rng.choice(env.scalars)
+        v, t = start
         if self.rng.random() < 0.5:
             e = self.body_env(env)
             body, _ = self.block(e, depth + 1, n=1)
@@ -225,8 +224,7 @@ class Constructs4Mixin:
             Block([["case _:", [Line(f"{v} = jnp.sin({v})")]]])]]])]
 
     def s_where_mask(self, env, depth):
-        self._uses4()
-        v, _ = self.target_array(env, new_ok=False)
+        v = self._start4(env, depth, nested=False)
         a, b = self.arr_atom(env), self.arr_atom(env)
         lo, hi = sorted([self.const(), self.const()], key=float)
         s = self.sc_atom(env)
