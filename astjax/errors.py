@@ -21,6 +21,7 @@ from .util import WeakIdMap
 __all__ = [
     "AstjaxError", "ConcretizationError", "NonConcreteBooleanIndexError", "StagedSliceError",
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
+    "UnboundLocalVariableError",
     "LoopCarryError", "SourceNotFoundError", "SourceChangedError", "ArgumentError", "EscapedTracerError",
     "NotImplementedInAstjaxError", "MissingNameError", "AxisNameError", "SideEffectWarning",
     "NoSourceWarning",
@@ -305,7 +306,16 @@ class AmbiguousTruthValueError(AstjaxError, ValueError):
 
 
 class UndefinedVariableError(AstjaxError, NameError):
+    """A name read where no path binds it (a NameError, as Python's for a global or a
+    free variable nothing has bound)."""
     default_hint = "assign the variable before the `if` (or in every branch)"
+
+
+class UnboundLocalVariableError(UndefinedVariableError, UnboundLocalError):
+    """A local variable of a converted function read where it is not bound on every
+    path (never assigned on it, or deleted): Python's (and so JAX's) UnboundLocalError."""
+    default_hint = ("bind the variable on every path that reaches this line (before the "
+                    "`if` or loop, or in every branch), and do not `del` it before the read")
 
 
 class LoopCarryError(JAXTypeError):

@@ -73,8 +73,8 @@ ALLOWED = {
                   " LoopCarryError MissingNameError NoSourceWarning NotImplementedInAstjaxError"
                   " ReductionError RuntimeDTypeError ScalarOverflowError ShapeError ShapeValueError"
                   " ShardingTypeError SideEffectWarning SourceChangedError SourceNotFoundError"
-                  " StagedSliceError StructureError UndefinedRuleError UndefinedVariableError"
-                  " UnknownOptionError UnknownPathOptimizerError UnsupportedSyntaxError"),
+                  " StagedSliceError StructureError UnboundLocalVariableError UndefinedRuleError"
+                  " UndefinedVariableError UnknownOptionError UnknownPathOptimizerError UnsupportedSyntaxError"),
         "helper": ("DuplicateSpecError EMPTY_NAME_STACK IndivisibleError SourceInfo UNKNOWN"
                   " USER_CODE WeakIdMap caller_location check_callable check_signature def_location"
                   " format_location function_name located_builtin_error raised_location"

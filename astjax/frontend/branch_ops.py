@@ -21,7 +21,8 @@ import numpy as np
 from .. import core, dtypes, tree_util, util
 from ..core import Tracer
 from ..errors import (USER_CODE, AmbiguousTruthValueError, ConcretizationError, JAXTypeError,
-                      ShapeError, AstjaxError, StructureError, UndefinedVariableError,
+                      ShapeError, AstjaxError, StructureError, UnboundLocalVariableError,
+                      UndefinedVariableError,
                       raised_location, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
@@ -43,8 +44,8 @@ class Undefined:
         return f"<undefined {self.name}>"
 
     def _fail(self, *a, **k):
-        raise UndefinedVariableError(f"'{self.name}' is used here but is not assigned on "
-                                     f"every path that reaches this line")
+        raise UnboundLocalVariableError(f"'{self.name}' is used here but is not assigned on "
+                                        f"every path that reaches this line")
 
     __bool__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
     __truediv__ = __getitem__ = __call__ = __iter__ = __neg__ = __lt__ = __gt__ = _fail
@@ -283,7 +284,9 @@ def staged_path(fn, what):
                 raise
             name = getattr(e, "name", None)
             loc = raised_location(e)
-            raise UndefinedVariableError(
+            cls = (UnboundLocalVariableError if isinstance(e, UnboundLocalError)
+                   else UndefinedVariableError)
+            raise cls(
                 f"{f'{name!r} is not defined here' if name else e}. This "
                 f"line runs only where a test that is staged allows ({what}, or code "
                 f"after a `return`/`break` in staged control flow), so it is staged for "
@@ -453,7 +456,7 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
             else:
                 if what == "for":   # a trip of an unrolled loop with a staged exit test
                     line, used = _line(meta, name, 1), _line(meta, name, 2)
-                    raise UndefinedVariableError(
+                    raise UnboundLocalVariableError(
                         f"'{name}' is assigned in the loop body"
                         f"{f' (line {line})' if line else ''} but is undefined when the "
                         f"loop stops early (its exit test is staged)"
@@ -464,16 +467,16 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
                 if not isinstance(init[k], Undefined):
                     # bound on entry: the branch that left it undefined unbound it
                     branch, line = ("`if`", line_t) if ut else ("`else`", line_f)
-                    raise UndefinedVariableError(
+                    raise UnboundLocalVariableError(
                         f"'{name}' is deleted in the {branch} branch"
                         f"{f' (line {line})' if line else ''} of this `{what}` whose test is "
                         f"staged (`del {name}`, or the end of `except ... as {name}`){use}: "
-                        f"Python would raise NameError reading it after that branch",
+                        f"Python would raise UnboundLocalError reading it after that branch",
                         hint=f"delete '{name}' in both branches or in neither, or stop "
                              f"reading it after the `if`", loc=loc)
                 branch = "`if`" if not ut else "`else`"
                 where = f" (line {line_t if not ut else line_f})" if (line_t or line_f) else ""
-                raise UndefinedVariableError(
+                raise UnboundLocalVariableError(
                     f"'{name}' is assigned only in the {branch} branch{where} of this "
                     f"`{what}` whose test is staged{use}",
                     hint=f"assign '{name}' before the `if` or in both branches", loc=loc)

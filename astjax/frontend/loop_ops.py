@@ -21,7 +21,7 @@ from .. import core, dtypes, tree_util
 from ..config import config
 from ..core import Tracer
 from ..errors import (AmbiguousTruthValueError, ConcretizationError, LoopCarryError,
-                      UndefinedVariableError, user_location)
+                      UnboundLocalVariableError, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
 from ..primitives.vma import staging_inputs
@@ -142,11 +142,12 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                         after = tracers[carry_pos.index((k, j))]
                     elif isinstance(after, Undefined):
                         line = _line(meta, name, 1)
-                        raise UndefinedVariableError(
+                        raise UnboundLocalVariableError(
                             f"'{name}' is carried by this {what}, but a trip deletes it"
                             f"{f' (line {line})' if line else ''} (`del {name}`, or the end "
-                            f"of `except ... as {name}`): Python would raise NameError where "
-                            f"the next trip or the code after the loop uses it",
+                            f"of `except ... as {name}`): Python would raise "
+                            f"UnboundLocalError where the next trip or the code after the "
+                            f"loop uses it",
                             hint=f"delete '{name}' after the loop, or bind it again before "
                                  f"the trip ends", loc=loc)
                     carry_out.append((name, after))

@@ -18,13 +18,15 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import re
 import sys
 import threading
 import types
 
 from .. import core
 from .. import tree_util
-from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, ConcretizationError,
+from ..errors import (USER_CODE, AmbiguousTruthValueError, ArityError, AstjaxError,
+                      ConcretizationError,
                       EscapedTracerError, SourceChangedError, SourceNotFoundError, check_signature,
                       located_builtin_error, user_location, warn_at)
 from . import call_tape, converter, object_effects, sourceless
@@ -150,14 +152,40 @@ def _check_arity(f, args, kwargs, e):
 
 
 def _run_unconverted(f, args, kwargs):
-    if not _is_builtin(f):
-        return f(*args, **kwargs)
     try:
         return f(*args, **kwargs)
     except (TypeError, ValueError) as e:
-        if isinstance(e, AstjaxError) or e.__traceback__.tb_next is not None:
-            raise  # raised deeper down: that frame reports it
-        raise located_builtin_error(e, hint=_builtin_hint(f, args)) from None
+        if isinstance(e, AstjaxError):
+            raise
+        if e.__traceback__.tb_next is None and _is_builtin(f):
+            raise located_builtin_error(e, hint=_builtin_hint(f, args)) from None
+        if isinstance(e, TypeError) and not _is_builtin(f):
+            _check_binding(f, args, kwargs, str(e))
+        raise  # raised deeper down: that frame reports it
+
+
+# Python's own words for a call its function's parameters do not accept
+_PY_BINDING = re.compile(r"^[\w.<>]+\(\) ((?:got an unexpected|missing \d+ required|takes |"
+                         r"got multiple values|got some positional-only).*)", re.S)
+
+
+def _check_binding(f, args, kwargs, said):
+    """A library function's call that its (public, `__wrapped__`-followed) signature
+    does not accept (`jnp.sum(x, axs=0)`) as a located ArityError at the user's
+    call, named as the user wrote it (`sum()`), where JAX raises Python's TypeError
+    while tracing; else nothing (the TypeError came from deeper down). Python's own
+    message (`said`) is kept when it is about binding, with the public name."""
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as bad:
+        name = getattr(f, "__name__", None) or type(f).__name__
+        own = _PY_BINDING.match(said)
+        raise ArityError(f"{name}() {own.group(1) if own else bad}",
+                         hint=f"its signature is {name}{sig}") from None
 
 
 def _extremum_of_items(f, args, kwargs):

@@ -11,6 +11,8 @@ Tracers also get the NumPy protocols (NEP 13 / NEP 18): plain `np.sin(x)` or
 `np.dot(x, w)` on a staged value runs the `astjax.numpy` function of the same name."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ..api import device_put as _device_put
@@ -57,10 +59,16 @@ def _bind_operators(jnp):
         _operators[name] = getattr(f, "_elementwise", None) or f
 
 
-def _method(name):
+def _method(name, function=None):
     def m(self, *args, **kw):
         return getattr(_jnp(), name)(self, *args, **kw)
     m.__name__ = name
+    if function is not None:   # the function's parameters, its array the method's `self`
+        # (so a call with a keyword it lacks is reported at the user's line, as jnp's is)
+        try:
+            m.__signature__ = inspect.signature(function)
+        except (TypeError, ValueError):
+            pass
     return m
 
 
@@ -334,6 +342,6 @@ def install(jnp):
                 setattr(cls, name, value)
         for name in _METHODS:
             if name not in vars(cls):
-                setattr(cls, name, _method(name))
+                setattr(cls, name, _method(name, getattr(jnp, name)))
     Tracer.__array_ufunc__ = _array_ufunc
     Tracer.__array_function__ = _array_function

@@ -277,6 +277,11 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
     _check_integer_width("tensordot", a, b)
     a, b, av, bv = _prep(a, b)
     if isinstance(axes, (int, np.integer)):
+        if axes > min(av.ndim, bv.ndim):
+            raise ShapeError(f"tensordot: axes={axes} contracts more axes than the inputs "
+                             f"have (shapes {av.shape} and {bv.shape})",
+                             hint=f"pass axes <= {min(av.ndim, bv.ndim)}, or a pair of axis "
+                                  f"lists")
         ax_a = tuple(range(av.ndim - axes, av.ndim))
         ax_b = tuple(range(axes))
     else:

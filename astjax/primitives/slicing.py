@@ -313,6 +313,9 @@ dynamic_update_slice_p = core.new_primitive("dynamic_update_slice")
 
 
 def _dus_ae(x, upd, *idx):
+    if len(idx) != x.ndim:   # (checked first, as JAX's wrapper does)
+        raise ShapeValueError(f"dynamic_update_slice needs one start index per axis of "
+                              f"{x.shape}, got {len(idx)}")
     if upd.ndim != x.ndim or any(u > d for u, d in zip(upd.shape, x.shape)) or len(idx) != x.ndim:
         raise ShapeError(f"dynamic_update_slice: update of shape {upd.shape} does not fit {x.shape}")
     if upd.dtype != x.dtype:

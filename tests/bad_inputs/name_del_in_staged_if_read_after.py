@@ -1,4 +1,4 @@
-# expect: UndefinedVariableError NameError
+# expect: UnboundLocalVariableError UnboundLocalError
 # jax: TypeError (TracerBoolConversionError): Attempted boolean conversion of traced array with shape bool[].
 import numpy as np
 import astjax

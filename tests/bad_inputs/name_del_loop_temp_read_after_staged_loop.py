@@ -1,4 +1,4 @@
-# expect: UndefinedVariableError NameError
+# expect: UnboundLocalVariableError UnboundLocalError
 # jax: TypeError (TracerIntegerConversionError): The __index__() method was called on traced array with shape int32[]
 import numpy as np
 import astjax

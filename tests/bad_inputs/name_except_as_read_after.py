@@ -1,4 +1,4 @@
-# expect: UndefinedVariableError NameError
+# expect: UnboundLocalVariableError UnboundLocalError
 # jax: UnboundLocalError (UnboundLocalError): cannot access local variable 'G' where it is not associated with a value
 import numpy as np
 import astjax

@@ -22,6 +22,7 @@ from .gen_constructs import CONSTRUCTS, ConstructsMixin
 from .gen_constructs import PRELUDE as CONSTRUCTS_PRELUDE
 from .gen_constructs2 import CONSTRUCTS2, PRELUDE2, Constructs2Mixin
 from .gen_constructs3 import CONSTRUCTS3, PRELUDE3, Constructs3Mixin
+from .gen_constructs4 import CONSTRUCTS4, PRELUDE4, Constructs4Mixin
 from .nodes import Block, Line
 
 FEATURES = (
@@ -31,7 +32,7 @@ FEATURES = (
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
     "global_forms", "pystate", "pystate_staged", "pystate_hidden", "closures",
-) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3
+) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
 # constructs added after the documented seed ranges were run, so that those ranges
@@ -58,9 +59,12 @@ FEATURES = (
 # and the third (`gen_constructs3.CONSTRUCTS3`: `enumerate(zip(...))` with tuple targets,
 # containers written in loops, static checks, closures over loop-carried names,
 # `while True`, nested conditional arguments, `del` of loop temporaries, `global` +
-# `nonlocal`, `named_scope`, filtered comprehensions into `sum` / `max`)
+# `nonlocal`, `named_scope`, filtered comprehensions into `sum` / `max`), and the fourth
+# (`gen_constructs4.CONSTRUCTS4`: `try`/`finally` around a `return`, a user class's methods
+# writing `self`, NamedTuple carries, `*args`/`**kwargs` helpers, nested `jit` helpers,
+# lambdas made in loops, guarded `match`, `jnp.where` masks)
 DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged",
-               "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3
+               "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4
 
 
 def render_body(body, mode, indent):
@@ -130,6 +134,7 @@ class Program:
     uses_constructs = False   # a `CONSTRUCTS` feature: `lax`, `CM`, `Pair`, `rec`, `kw`, ...
     uses_constructs2 = False  # a `CONSTRUCTS2` feature: `Box`
     uses_constructs3 = False  # a `CONSTRUCTS3` feature: `GC3`, `CM3`, `astjax.named_scope`
+    uses_constructs4 = False  # a `CONSTRUCTS4` feature: `St4`, `Acc4`, `va4`, `jit4`, `jh4`
 
     def __init__(self, seed, body, ptype):
         self.seed, self.body, self.ptype = seed, body, ptype
@@ -142,7 +147,8 @@ class Program:
             PYSTATE_HIDDEN if self.uses_pystate_hidden else "") + (
             CONSTRUCTS_PRELUDE[mode] if self.uses_constructs else "") + (
             PRELUDE2 if self.uses_constructs2 else "") + (
-            PRELUDE3[mode] if self.uses_constructs3 else "")
+            PRELUDE3[mode] if self.uses_constructs3 else "") + (
+            PRELUDE4[mode] if self.uses_constructs4 else "")
         return PRELUDE[mode] + common + "\n".join(lines) + TAIL
 
     def nodes(self):
@@ -176,7 +182,7 @@ class Env:
         return e
 
 
-class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin):
+class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4Mixin):
     def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5, enabled=()):
         self.rng = random.Random(seed)
         self.seed = seed
@@ -301,12 +307,14 @@ class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin):
                       "containers", "aug_subscript", "dyn_slice", "class_methods", "closures",
                       "match_stmt", "chained_cmp", "aug_attr", "nonlocal_loop",
                       "enum_zip", "container_loop", "closure_carry", "while_true",
-                      "del_loop_tmp", "global_nonlocal", "scope_with"]
+                      "del_loop_tmp", "global_nonlocal", "scope_with",
+                      "try_finally", "class_state", "nt_carry", "jit_helper", "lambda_loop",
+                      "match_guard"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return", "comprehension", "star_unpack", "assert_del", "helper_kwonly",
                   "recursion", "lambda_default", "star_rows",
-                  "static_checks", "ifexp_args", "cond_comp"]
+                  "static_checks", "ifexp_args", "cond_comp", "varargs", "where_mask"]
         kinds = [k for k in kinds if self.on.get(k.replace("assign_s", "assign"), True)]
         k = self.rng.choice(kinds)
         return getattr(self, "s_" + k)(env, depth)
@@ -677,4 +685,5 @@ def generate(seed, disabled=(), enabled=()):
     prog.uses_constructs = getattr(g, "uses_constructs", False)
     prog.uses_constructs2 = getattr(g, "uses_constructs2", False)
     prog.uses_constructs3 = getattr(g, "uses_constructs3", False)
+    prog.uses_constructs4 = getattr(g, "uses_constructs4", False)
     return prog

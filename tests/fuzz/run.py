@@ -20,13 +20,16 @@ from fuzz.gen import generate  # noqa: E402
 from fuzz.gen_constructs import CONSTRUCTS  # noqa: E402
 from fuzz.gen_constructs2 import CONSTRUCTS2  # noqa: E402
 from fuzz.gen_constructs3 import CONSTRUCTS3  # noqa: E402
+from fuzz.gen_constructs4 import CONSTRUCTS4  # noqa: E402
 from fuzz.reduce import reduce  # noqa: E402
 
 
 def expand(names):
     """`--enable`'s list: `constructs` stands for every `gen_constructs` feature,
-    `constructs2` for every `gen_constructs2` one, `constructs3` for `gen_constructs3`'s."""
-    family = {"constructs": CONSTRUCTS, "constructs2": CONSTRUCTS2, "constructs3": CONSTRUCTS3}
+    `constructs2` for every `gen_constructs2` one, `constructs3` for `gen_constructs3`'s,
+    `constructs4` for `gen_constructs4`'s."""
+    family = {"constructs": CONSTRUCTS, "constructs2": CONSTRUCTS2, "constructs3": CONSTRUCTS3,
+              "constructs4": CONSTRUCTS4}
     out = []
     for d in names.split(","):
         out += list(family[d]) if d in family else [d] if d else []

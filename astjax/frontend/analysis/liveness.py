@@ -57,9 +57,19 @@ def declared(fn_body, kinds=(gast.Nonlocal, gast.Global)) -> set:
     return {n for s in scope_statements(fn_body) if isinstance(s, kinds) for n in s.names}
 
 
+# the key of the free names of lambdas no name binds: never a live name, so it adds no
+# liveness of its own, but its names are captured (they get cells) all the same
+ANONYMOUS = "<lambda>"
+
+
 def closure_names(fn_body) -> dict:
     """name -> free names (reads and `nonlocal` writes) of each nested function, class
-    or lambda bound to that name in a function body's own scope."""
+    or lambda bound to that name in a function body's own scope. A lambda written
+    anywhere else in a statement (`fs.append(lambda u: u + i)`, `[lambda: i]`,
+    `return lambda: i`) may be called after its free names change -- Python reads them
+    from the cells when it runs (late binding) -- so its names count too: under each
+    name the statement reads or writes (a container it is stored in), and under
+    `ANONYMOUS`."""
     out: dict = {}
     for n in scope_statements(fn_body):
         if isinstance(n, (gast.FunctionDef, gast.ClassDef)):
@@ -68,7 +78,26 @@ def closure_names(fn_body) -> dict:
         elif (isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda)
               and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name)):
             out.setdefault(n.targets[0].id, set()).update(free_names(n.value))
+        else:
+            free = set().union(*(free_names(lam) for lam in _own_lambdas(n)))
+            if free:
+                read, mod = activity.names(n)
+                for key in (set(read) | set(mod)) - free | {ANONYMOUS}:
+                    out.setdefault(key, set()).update(free)
     return out
+
+
+def _own_lambdas(stmt):
+    """The outermost lambdas in a statement's own expressions (not in its blocks)."""
+    stack = [v for f, v in gast.iter_fields(stmt) if f not in _BLOCKS]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, gast.Lambda):
+            yield v
+        elif isinstance(v, gast.AST):
+            stack.extend(v for _, v in gast.iter_fields(v))
 
 
 def free_names(fn) -> set:

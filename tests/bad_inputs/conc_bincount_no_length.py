@@ -1,0 +1,11 @@
+# expect: ConcretizationError TypeError
+# jax: TypeError (ConcretizationTypeError): Abstract tracer value encountered where concrete value is expected: traced array with shape int32[3]
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return jnp.bincount(x)  # error
+
+astjax.jit(f)(jnp.array([0, 1, 1]))

@@ -1,0 +1,11 @@
+# expect: ArityError TypeError
+# jax: TypeError (TypeError): max() got an unexpected keyword argument 'dim'
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return jnp.max(x, dim=0)  # error
+
+astjax.jit(f)(jnp.ones(3))
