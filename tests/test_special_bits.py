@@ -67,3 +67,19 @@ def test_constant_operands_as_jax():
     # JAX's jit of constant operands: XLA folds the loop (its evaluator's last bit)
     f = jax.jit(lambda: lax.igammac(np.float32(1), np.float32(2.5)))
     assert np.asarray(f()).view(np.uint32) == 0x3da81c29
+
+
+NDTRI_Q = [0.3, 0.02, 0.9, 1e-20, 0.999, 0.5, 0.13, 1e-5]
+NDTRI_BITS = {
+    "float32": [0xbf063f1c, 0xc00370a0, 0x3fa409de, 0xc114328b, 0x4045c66e, 0x0, 0xbf902d98, 0xc08879fc],
+    "float64": [0xbfe0c7e39582c5fb, 0xc0006e13e8aadfdc, 0x3ff4813c36e26d32, 0xc022865170b43a4d, 0x4008b8cbb7204470, 0x0, 0xbff205b2b45b9e60, 0xc0110f3f8843a3d9],
+}
+
+
+@pytest.mark.parametrize("dt", sorted(NDTRI_BITS))
+def test_ndtri_bits_as_jax(dt, x64):
+    # Cephes' rational approximations, as JAX's (astjax had sqrt(2) erf_inv(2p - 1))
+    from astjax.scipy.special import ndtri
+    got = np.asarray(jax.jit(ndtri)(np.asarray(NDTRI_Q, dt)))
+    assert [hex(int(w)) for w in got.view(_UINT[got.itemsize])] == [
+        hex(w) for w in NDTRI_BITS[dt]]
