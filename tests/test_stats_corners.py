@@ -172,3 +172,9 @@ def test_weak_when_every_argument_is_weak():
     assert r.dtype == np.float32 and r.weak_type
     r = jax.jit(lambda x: st.gamma.logpdf(x, 2.0))(np.float32(1.5))
     assert not r.weak_type
+
+
+def test_integer_array_with_python_parameters_strong():
+    # an int32 array beside Python floats: JAX's beta / gamma / t results are strong
+    assert not st.beta.logpdf(np.int32([0, 1]), 1.5, 1.5).weak_type
+    assert not st.gamma.cdf(np.int32([0, 1]), 1.5).weak_type

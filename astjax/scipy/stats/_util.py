@@ -9,9 +9,14 @@ from ...numpy.operands import promote_dtypes_inexact as _promote_dtypes_inexact
 def promote(*args):
     """The arguments as arrays of one inexact dtype, broadcast to one shape: the dtype
     and weak type of JAX's `promote_args_inexact` (integers up to 32 bits and bools
-    become float32, 64-bit integers float64; weak when every argument is weak: Python
-    scalars, or weak values under `jit`)."""
-    return jnp.broadcast_arrays(*_promote_dtypes_inexact(*args))
+    become float32, 64-bit integers float64), weakly typed only when every argument is:
+    Python scalars, or weak values under `jit` (an integer array with a Python float
+    is strong, as JAX's distributions give)."""
+    out = _promote_dtypes_inexact(*args)
+    if not all(isinstance(a, (bool, int, float, complex)) or getattr(a, "weak_type", False)
+               for a in args):
+        out = [jnp.asarray(a, a.dtype) for a in out]   # (strong)
+    return jnp.broadcast_arrays(*out)
 
 
 def standardize(x, loc, scale):
