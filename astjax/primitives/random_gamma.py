@@ -36,6 +36,7 @@ from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import ArityError, DTypeError, ShapeError, caller_location
 from .base import bdim_at_front, is_zero, lax_ops, lowering_from, register
+from .special import sample_grad
 from .threefry_draws import keys_of, normal, split_keys, uniform
 
 __all__ = ["random_gamma_p", "random_gamma", "random_gamma_grad"]
@@ -199,17 +200,10 @@ def _random_gamma_impl(key, a, **params):
 
 
 def _sample_grad(a, x):
-    """d x / d a for a sample x ~ Gamma(a) held at its quantile: -(dP/da) / (dP/dx),
-    dP/dx the density x^(a-1) e^(-x) / Gamma(a); a sample 0 does not move; NaN where
-    JAX's is (a <= 0, x < 0, x infinite, a NaN operand)."""
-    L = lax_ops()
-    dt = core.get_aval(x).dtype
-    log_density = L.sub(L.sub(L.mul(L.sub(a, _c(1, dt)), L.log(x)), x), L.lgamma(a))
-    grad = L.neg(L.div(L.igamma_grad_a(a, x), L.exp(log_density)))
-    grad = L.select(L.eq(x, _c(0, dt)), L.full_like(x, 0), grad)
-    bad = L.bitwise_or(L.bitwise_or(L.le(a, _c(0, dt)), L.lt(x, _c(0, dt))),
-                       L.bitwise_or(L.ne(a, a), L.bitwise_not(L.lt(x, _c(np.inf, dt)))))
-    return L.select(bad, L.full_like(x, np.nan), grad)
+    """d x / d a for a sample x ~ Gamma(a) held at its quantile, -(dP/da) / (dP/dx), by
+    JAX's algorithm (`special.sample_grad`): 0 at x = 0; NaN for a <= 0, x < 0 or a NaN
+    operand."""
+    return sample_grad(a, x)
 
 
 def random_gamma_grad(*args):
@@ -251,10 +245,6 @@ def random_gamma_grad(*args):
                              f"{avals[1].shape} do not broadcast")
     ops = [L.broadcast_in_dim(o, shape, tuple(range(v.ndim)) if v.ndim else ())
            if v.shape != shape else o for o, v in zip(ops, avals)]
-    dt = avals[0].dtype
-    if dt in (dtypes.float16, dtypes.bfloat16):
-        ops = [L.convert_element_type(o, np.float32) for o in ops]
-        return L.convert_element_type(_sample_grad(*ops), dt)
     return _sample_grad(*ops)
 
 

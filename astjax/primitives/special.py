@@ -1,29 +1,29 @@
 """Incomplete gamma and beta functions: `igamma` (regularized lower P(a, x)),
-`igammac` (upper Q(a, x) = 1 - P) and `betainc` (regularized I_x(a, b)); and the
+`igammac` (upper Q(a, x) = 1 - P), `igamma_grad_a` (dP/da), the Gamma sample
+derivative behind `random_gamma_grad`, and `betainc` (regularized I_x(a, b)); and the
 Hurwitz `zeta` and the exponentially scaled Bessel functions `bessel_i0e`, `bessel_i1e`.
 
-StableHLO has no op for them, so each lowers to a staged computation of lax ops (as
-JAX's lowering does): a power series for P where x < a + 1 and a continued fraction
-(modified Lentz) for Q elsewhere; for I_x(a, b) the continued fraction, on the
-reflected problem 1 - I_{1-x}(b, a) where x > (a + 1) / (a + b + 2). Both run a
-fixed number of iterations in a `fori_loop`. The NumPy reference is the same
-algorithm written once against an ops table (`_NP` / `_lax`), in float64.
+StableHLO has no op for the incomplete functions, so each lowers to JAX's own
+computation of lax ops, in JAX's operation order (the same bits on every input): for
+P and Q, the power series where x < 1 or x <= a (Q: x < 1 or x < a) and Cephes'
+continued fraction elsewhere, each a while loop run to convergence element by element,
+carrying the derivatives in a alongside; for I_x(a, b), the continued fraction DLMF
+8.17.22 by the modified Lentz method (at most 200 steps in float32, 600 in float64, the
+whole array stepping until every element has converged), on 1 - I_{1-x}(b, a) where
+x >= (a + 1) / (a + b + 2). float16 and bfloat16 are computed in float32. Eagerly, and
+when staging folds known operands, the lowering runs (on XLA): a NumPy copy could not
+give XLA's bits.
 
 Edge values are JAX's: P(0, x > 0) = 1, P(a, 0) = 0, P(a, inf) = 1, NaN for a < 0 or
 x < 0; I_x(0, b) = 1, I_x(a, 0) = 0, NaN outside 0 <= x <= 1 or for a, b < 0.
 Derivatives with respect to x are the densities, x^(a-1) e^-x / Gamma(a) and
-x^(a-1) (1-x)^(b-1) / B(a, b); with respect to a, P and Q use `igamma_grad_a` (the
-series and continued fraction differentiated along their iterations); `betainc`
-raises for a and b, as JAX's does.
+x^(a-1) (1-x)^(b-1) / B(a, b); with respect to a, P and Q use `igamma_grad_a`;
+`betainc` raises for a and b, as JAX's does.
 
 `zeta` lowers to CHLO's op (JAX's lowering); `bessel_i1e` too, and `bessel_i0e`, which
-CHLO lacks, to its power series below a threshold and the Hankel asymptotic expansion
-above (both positive-term sums in float32's and float64's ranges).
+CHLO lacks, to Cephes' Chebyshev expansions, as JAX's lowering.
 """
 from __future__ import annotations
-
-import math
-import types
 
 import numpy as np
 
@@ -33,187 +33,258 @@ from ..errors import ArgumentValueError, DTypeError
 from .base import (FLOAT, binary_shape, binop, check_dtype, defbroadcasting, defjvp, is_zero,
                    lax_ops, lower_inline, mark_unsupported, register, unop)
 from .base import tangent_aval as _aval
-from .elementwise import _hurwitz_zeta, digamma_p
-from .while_loop import fori_loop
+from .elementwise import _hurwitz_zeta
 
 __all__ = ["igamma_p", "igammac_p", "betainc_p", "igamma_grad_a_p", "igamma", "igammac",
            "betainc", "igamma_grad_a", "zeta_p", "bessel_i0e_p", "bessel_i1e_p", "zeta",
            "bessel_i0e", "bessel_i1e"]
 
-_ITERS = 200
-_TINY = 1e-30
+# ------------------------------------------- JAX's incomplete gamma and beta algorithms
+# The same computations as JAX's lowerings (jax/_src/lax/special.py, after XLA's
+# math.cc), in the same operation order, so the same bits: a while loop over the whole
+# array that runs until every enabled element has converged, each element's state frozen
+# (`select`) once its own test fails.
 
-_NP = types.SimpleNamespace(
-    exp=np.exp, log=np.log, log1p=np.log1p, abs=np.abs, where=np.where, sqrt=np.sqrt,
-    sign=np.sign, is64=lambda x: True,
-    full=lambda like, v: np.full_like(like, v),
-    lgamma=np.vectorize(math.lgamma, otypes=[np.float64]), digamma=digamma_p.impl,
-    loop=lambda n, body, carry: _py_loop(n, body, carry))
+_VALUE, _DERIVATIVE, _SAMPLE = "value", "derivative", "sample_derivative"
 
 
-def _py_loop(n, body, carry):
-    for i in range(n):
-        carry = body(np.float64(i), carry)
-    return carry
+def _k(v, like):
+    """The number `v` as a 0-d constant of `like`'s dtype."""
+    return np.asarray(v, _aval(like).dtype)[()]
 
 
-def _lax():
+def _any(L, p):
+    return L.reduce_or(p, tuple(range(_aval(p).ndim)))
+
+
+def _or(L, *ps):
+    out = ps[0]
+    for p in ps[1:]:
+        out = L.bitwise_or(out, p)
+    return out
+
+
+def _igamma_series(L, ax, x, a, enabled, mode):
+    """P(a, x) (or its derivative in a, or the sample derivative) by the power series
+    sum_n x^n / (a+1)...(a+n), each element stopping once its last term is within eps."""
+    eps = _k(dtypes.finfo(_aval(x).dtype).eps, x)
+
+    def body(vals):
+        on, r, c, ans, xv, dc_da, dans_da = vals
+        r = L.add(r, _k(1, r))
+        dc_da = L.sub(L.mul(dc_da, L.div(xv, r)), L.div(L.mul(c, xv), L.mul(r, r)))
+        dans_da = L.add(dans_da, dc_da)
+        c = L.mul(c, L.div(xv, r))
+        ans = L.add(ans, c)
+        test = L.div(c, ans) if mode == _VALUE else L.abs(L.div(dc_da, dans_da))
+        new = (r, c, ans, xv, dc_da, dans_da)
+        return (L.bitwise_and(on, L.gt(test, eps)),
+                *(L.select(on, n, o) for n, o in zip(new, vals[1:])))
+    one, zero = L.full_like(a, 1), L.full_like(a, 0)
+    vals = L.while_loop(core.raw(lambda v: _any(L, v[0])), core.raw(body),
+                        (enabled, a, one, one, x, zero, zero))
+    ans, dans_da = vals[3], vals[6]
+    if mode == _VALUE:
+        return L.div(L.mul(ans, ax), a)
+    dlogax_da = L.sub(L.log(x), L.digamma(L.add(a, _k(1, a))))
+    if mode == _DERIVATIVE:
+        return L.div(L.mul(ax, L.add(L.mul(ans, dlogax_da), dans_da)), a)
+    return L.div(L.mul(L.neg(L.add(dans_da, L.mul(ans, dlogax_da))), x), a)
+
+
+def _igammac_fraction(L, ax, x, a, enabled, mode):
+    """Q(a, x) (or minus its derivative in a, ...) by the continued fraction of Cephes'
+    igamc, numerators and denominators carried (rescaled by eps past 1/eps) with their
+    derivatives in a; at most 2000 steps."""
+    eps = _k(dtypes.finfo(_aval(x).dtype).eps, x)
+
+    def body(vals):
+        (on, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
+         dpkm2, dqkm2, dpkm1, dqkm1, dans) = vals
+        c, y, z = L.add(c, _k(1, c)), L.add(y, _k(1, y)), L.add(z, _k(2, z))
+        yc = L.mul(y, c)
+        pk = L.sub(L.mul(pkm1, z), L.mul(pkm2, yc))
+        qk = L.sub(L.mul(qkm1, z), L.mul(qkm2, yc))
+        nonzero = L.ne(qk, _k(0, qk))
+        r = L.div(pk, qk)
+        t = L.select(nonzero, L.abs(L.div(L.sub(ans, r), r)), L.full_like(r, 1))
+        ans = L.select(nonzero, r, ans)
+        dpk = L.add(L.sub(L.sub(L.mul(dpkm1, z), pkm1), L.mul(dpkm2, yc)), L.mul(pkm2, c))
+        dqk = L.add(L.sub(L.sub(L.mul(dqkm1, z), qkm1), L.mul(dqkm2, yc)), L.mul(qkm2, c))
+        dans_new = L.select(nonzero, L.div(L.sub(dpk, L.mul(ans, dqk)), qk), dans)
+        grad_test = L.select(nonzero, L.abs(L.sub(dans_new, dans)), L.full_like(dans, 1))
+        rescale = L.gt(L.abs(pk), L.reciprocal(eps))
+        carried = [L.select(rescale, L.mul(v, eps), v)
+                   for v in (pk, qk, pkm1, qkm1, dpkm1, dqkm1, dpk, dqk)]
+        pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1 = carried
+        test = t if mode == _VALUE else grad_test
+        new = (ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans_new)
+        return (L.bitwise_and(on, L.gt(test, eps)),
+                *(n if i == 4 else L.select(on, n, o)
+                  for i, (n, o) in enumerate(zip(new, vals[1:]))))
+
+    y = L.sub(_k(1, a), a)
+    z = L.add(L.add(x, y), _k(1, x))
+    pkm1 = L.add(x, _k(1, x))
+    qkm1 = L.mul(z, x)
+    ans = L.div(pkm1, qkm1)
+    zero = L.full_like(x, 0)
+    dqkm1 = L.neg(x)
+    dans = L.div(L.sub(zero, L.mul(ans, dqkm1)), qkm1)
+    vals = L.while_loop(
+        core.raw(lambda v: L.bitwise_and(L.lt(v[5], _k(2000, v[5])), _any(L, v[0]))),
+        core.raw(body),
+        (enabled, ans, L.full_like(x, 1), y, z, _k(0, x), pkm1, qkm1, L.full_like(x, 1), x,
+         zero, zero, zero, dqkm1, dans))
+    ans = vals[1]
+    if mode == _VALUE:
+        return L.mul(ans, ax)
+    dlogax_da = L.sub(L.log(x), L.digamma(a))
+    if mode == _DERIVATIVE:
+        return L.mul(ax, L.add(L.mul(ans, dlogax_da), vals[14]))
+    return L.neg(L.mul(L.add(vals[14], L.mul(ans, dlogax_da)), x))
+
+
+def _log_front(L, a, x):
+    """log(x^a e^-x / Gamma(a)) and whether it underflows exp."""
+    ax = L.sub(L.sub(L.mul(a, L.log(x)), x), L.lgamma(a))
+    big = _k(dtypes.finfo(_aval(x).dtype).max, x)
+    return ax, L.lt(ax, L.neg(L.log(big)))
+
+
+def _igamma_value(L, a, x, upper):
+    """P(a, x) (Q(a, x) if `upper`) with JAX's edges: NaN for a NaN, a < 0, x < 0 or
+    a = x = 0; P(a, 0) = 0, P(a, inf) = 1, Q(0, x) = 0."""
+    is_nan = L.bitwise_or(L.ne(a, a), L.ne(x, x))
+    x_inf = L.eq(x, _k(np.inf, x))
+    a_zero, x_zero = L.eq(a, _k(0, a)), L.eq(x, _k(0, x))
+    domain = _or(L, L.lt(x, _k(0, x)), L.lt(a, _k(0, a)), L.bitwise_and(a_zero, x_zero), is_nan)
+    ax, underflow = _log_front(L, a, x)
+    one = _k(1, a)
+    if not upper:
+        use_cf = L.bitwise_and(L.ge(x, _k(1, x)), L.gt(x, a))
+        ax = L.exp(ax)
+        on = L.bitwise_not(_or(L, x_zero, domain, underflow, x_inf))
+        out = L.select(use_cf,
+                       L.sub(one, _igammac_fraction(L, ax, x, a, L.bitwise_and(on, use_cf),
+                                                    _VALUE)),
+                       _igamma_series(L, ax, x, a, L.bitwise_and(on, L.bitwise_not(use_cf)),
+                                      _VALUE))
+        out = L.select(x_zero, L.full_like(a, 0), out)
+        out = L.select(x_inf, L.full_like(a, 1), out)
+    else:
+        use_series = L.bitwise_or(L.lt(x, _k(1, x)), L.lt(x, a))
+        on = L.bitwise_not(_or(L, domain, underflow, x_inf, a_zero))
+        ax = L.exp(ax)
+        series = _igamma_series(L, ax, x, a, L.bitwise_and(on, use_series), _VALUE)
+        frac = _igammac_fraction(L, ax, x, a, L.bitwise_and(on, L.bitwise_not(use_series)),
+                                 _VALUE)
+        out = L.select(use_series, L.sub(one, series), frac)
+        out = L.select(L.bitwise_or(x_inf, a_zero), L.full_like(out, 0), out)
+    return L.select(domain, L.full_like(a, np.nan), out)
+
+
+def _igamma_da(L, a, x, mode):
+    """dP/da (`_DERIVATIVE`) or d x / d a of a Gamma(a) sample x (`_SAMPLE`): 0 at
+    x = 0, NaN for a <= 0, x < 0 or a NaN."""
+    is_nan = L.bitwise_or(L.ne(a, a), L.ne(x, x))
+    x_zero = L.eq(x, L.full_like(x, 0))
+    domain = L.bitwise_or(L.lt(x, L.full_like(x, 0)), L.le(a, L.full_like(a, 0)))
+    use_cf = L.bitwise_and(L.gt(x, L.full_like(x, 1)), L.gt(x, a))
+    ax, underflow = _log_front(L, a, x)
+    ax = L.exp(ax)
+    on = L.bitwise_not(_or(L, x_zero, domain, underflow, is_nan))
+    out = L.select(use_cf,
+                   L.neg(_igammac_fraction(L, ax, x, a, L.bitwise_and(on, use_cf), mode)),
+                   _igamma_series(L, ax, x, a, L.bitwise_and(on, L.bitwise_not(use_cf)), mode))
+    out = L.select(x_zero, L.full_like(out, 0), out)
+    return L.select(L.bitwise_or(domain, is_nan), L.full_like(a, np.nan), out)
+
+
+def _betainc_value(L, a, b, x):
+    """I_x(a, b) by the continued fraction DLMF 8.17.22 (modified Lentz, a fixed
+    tolerance of eps / 2, at most 200 steps in float32 and 600 in float64, the whole
+    array stepping together), on 1 - I_{1-x}(b, a) where x >= (a + 1) / (a + b + 2)."""
+    dt = _aval(x).dtype
+    fin = dtypes.finfo(dt)
+    small = np.asarray(fin.eps / 2, dt)[()]
+    shape = _aval(x).shape
+    one, two = L.full_like(a, 1), L.full_like(a, 2.0)
+    a_zero = L.bitwise_or(L.eq(a, L.full_like(a, 0)), L.eq(b, L.full_like(b, np.inf)))
+    b_zero = L.bitwise_or(L.eq(b, L.full_like(b, 0)), L.eq(a, L.full_like(a, np.inf)))
+    x_zero, x_one = L.eq(x, L.full_like(x, 0)), L.eq(x, L.full_like(x, 1))
+    is_nan = _or(L, L.ne(a, a), L.ne(b, b), L.ne(x, x))
+    to_zero = L.bitwise_or(L.bitwise_and(b_zero, L.bitwise_not(x_one)),
+                           L.bitwise_and(a_zero, x_zero))
+    to_one = L.bitwise_or(L.bitwise_and(a_zero, L.bitwise_not(x_zero)),
+                          L.bitwise_and(b_zero, x_one))
+    to_nan = _or(L, L.lt(a, L.full_like(a, 0)), L.lt(b, L.full_like(b, 0)),
+                 L.lt(x, L.full_like(x, 0)), L.gt(x, L.full_like(x, 1)))
+    to_nan = L.bitwise_or(to_nan, L.bitwise_or(L.bitwise_and(a_zero, b_zero), is_nan))
+    rapid = L.lt(x, L.div(L.add(a, L.full_like(a, 1)),
+                          L.add(L.add(a, b), L.full_like(b, 2.0))))
+    a, b = L.select(rapid, a, b), L.select(rapid, b, a)
+    x = L.select(rapid, x, L.sub(L.full_like(x, 1), x))
+
+    def numerator(it):
+        it = L.broadcast_in_dim(it, shape, ())
+        even = L.eq(L.rem(it, L.full_like(it, 2)), L.full_like(it, 0))
+        first = L.eq(it, L.full_like(it, 1))
+        mi = L.div(L.sub(it, L.full_like(it, 1)), L.full_like(it, 2))
+        m = L.convert_element_type(mi, dt)
+        a2m = L.add(a, L.mul(two, m))
+        at_zero = L.div(L.mul(L.neg(L.add(a, b)), x), L.add(a, one))
+        even_n = L.select(L.eq(mi, L.full_like(mi, 0)), at_zero,
+                          L.div(L.mul(L.mul(L.neg(L.add(a, m)), L.add(L.add(a, b), m)), x),
+                                L.mul(a2m, L.add(a2m, one))))
+        odd_n = L.div(L.mul(L.mul(m, L.sub(b, m)), x), L.mul(L.sub(a2m, one), a2m))
+        return L.select(first, L.full_like(x, 1.0), L.select(even, even_n, odd_n))
+
+    def body(vals):
+        it, _, cv, dv, h = vals
+        pn = numerator(it)
+        pd = L.full_like(x, 1)
+        c = L.add(pd, L.div(pn, cv))
+        c = L.select(L.lt(L.abs(c), small), L.full_like(c, small), c)
+        d = L.add(pd, L.mul(pn, dv))
+        d = L.select(L.lt(L.abs(d), L.full_like(c, small)), L.full_like(c, small), d)
+        d = L.reciprocal(d)
+        delta = L.mul(c, d)
+        return (L.add(it, np.int32(1)), _any(L, L.ge(L.abs(L.sub(delta, _k(1, delta))), small)),
+                c, d, L.mul(h, delta))
+    h0 = L.broadcast_in_dim(small, shape, ())
+    n_iter = np.int32(200 if dt == np.float32 else 600)
+    frac = L.while_loop(
+        core.raw(lambda v: L.bitwise_and(L.lt(v[0], n_iter), v[1])), core.raw(body),
+        (np.int32(1), np.bool_(True), h0, L.full_like(h0, 0), h0))[4]
+    lbeta_small_a = L.sub(L.lgamma(b), L.lgamma(L.add(a, b)))
+    lbeta = L.add(L.lgamma(a), lbeta_small_a)
+    factor = L.select(L.lt(a, L.full_like(a, np.asarray(fin.tiny * 2, dt))),
+                      L.exp(L.sub(L.mul(L.log1p(L.neg(x)), b), lbeta_small_a)),
+                      L.div(L.exp(L.sub(L.add(L.mul(L.log(x), a), L.mul(L.log1p(L.neg(x)), b)),
+                                        lbeta)), a))
+    out = L.mul(frac, factor)
+    out = L.select(rapid, out, L.sub(L.full_like(out, 1), out))
+    out = L.select(to_zero, L.full_like(a, 0), out)
+    out = L.select(to_one, L.full_like(a, 1), out)
+    return L.select(to_nan, L.full_like(a, np.nan), out)
+
+
+def widened(fn, *args):
+    """`fn(*args)` on float16 / bfloat16 operands computed in float32 and rounded back
+    (JAX's `_up_and_broadcast`)."""
     L = lax_ops()
-    return types.SimpleNamespace(
-        exp=L.exp, log=L.log, log1p=L.log1p, abs=L.abs, lgamma=L.lgamma, digamma=L.digamma,
-        sqrt=L.sqrt, sign=L.sign, is64=lambda x: _aval(x).dtype == np.float64,
-        where=L.select, full=lambda like, v: L.full_like(like, v),
-        loop=lambda n, body, carry: fori_loop(
-            0, n, core.RawFunction(lambda i, c: body(
-                L.convert_element_type(i, _aval(carry[0]).dtype), c)), carry))
+    dt = _aval(args[0]).dtype
+    if dt not in (dtypes.float16, dtypes.bfloat16):
+        return fn(L, *args)
+    out = fn(L, *[L.convert_element_type(v, np.float32) for v in args])
+    return L.convert_element_type(out, dt)
 
 
-def _fix(F, d, like):
-    """d, kept away from zero (Lentz's method)."""
-    return F.where(F.abs(d) < _TINY, F.full(like, _TINY), d)
-
-
-def _igamma_both(F, a, x):
-    """(P, Q) for a > 0, x > 0 (finite)."""
-    log_front = a * F.log(x) - x - F.lgamma(a)
-    front = F.exp(log_front)
-
-    def series(i, c):
-        ap, term, total = c
-        ap = ap + 1.0
-        term = term * x / ap
-        return ap, term, total + term
-    _, _, total = F.loop(_ITERS, series, (a, 1.0 / a, 1.0 / a))
-    p_series = total * front
-
-    def lentz(i, c):
-        b, cc, d, h = c
-        k = i + 1.0
-        an = -k * (k - a)
-        b = b + 2.0
-        d = 1.0 / _fix(F, an * d + b, x)
-        cc = _fix(F, b + an / cc, x)
-        return b, cc, d, h * d * cc
-    b0 = x + 1.0 - a
-    d0 = 1.0 / _fix(F, b0, x)
-    _, _, _, h = F.loop(_ITERS, lentz, (b0, F.full(x, 1.0 / _TINY), d0, d0))
-    q_cf = front * h
-    use_series = x < a + 1.0
-    return F.where(use_series, p_series, 1.0 - q_cf), F.where(use_series, 1.0 - p_series, q_cf)
-
-
-def _igamma_da(F, a, x):
-    """dP/da for a > 0, x > 0 (finite): the series and the continued fraction of
-    `_igamma_both` differentiated in a along their iterations (forward mode)."""
-    front = F.exp(a * F.log(x) - x - F.lgamma(a))
-    dlog_front = F.log(x) - F.digamma(a)
-
-    def series(i, c):
-        ap, term, total, dterm, dtotal = c
-        ap = ap + 1.0
-        dterm = (dterm - term / ap) * x / ap
-        term = term * x / ap
-        return ap, term, total + term, dterm, dtotal + dterm
-    _, _, total, _, dtotal = F.loop(_ITERS, series, (a, 1.0 / a, 1.0 / a, -1.0 / (a * a),
-                                                     -1.0 / (a * a)))
-    dp_series = front * (dlog_front * total + dtotal)
-
-    def lentz(i, c):
-        b, cc, d, h, dcc, dd, dh = c
-        k = i + 1.0
-        an = -k * (k - a)
-        b = b + 2.0
-        den = an * d + b
-        dden = k * d + an * dd - 1.0
-        d_new = 1.0 / _fix(F, den, x)
-        dd_new = -dden * d_new * d_new
-        c_new = _fix(F, b + an / cc, x)
-        dc_new = -1.0 + k / cc - an * dcc / (cc * cc)
-        h_new = h * d_new * c_new
-        dh_new = dh * d_new * c_new + h * dd_new * c_new + h * d_new * dc_new
-        return b, c_new, d_new, h_new, dc_new, dd_new, dh_new
-    b0 = x + 1.0 - a
-    d0 = 1.0 / _fix(F, b0, x)
-    zero = F.full(x, 0.0)
-    _, _, _, h, _, _, dh = F.loop(_ITERS, lentz, (b0, F.full(x, 1.0 / _TINY), d0, d0, zero,
-                                                 d0 * d0, d0 * d0))
-    dq_cf = front * (dlog_front * h + dh)
-    return F.where(x < a + 1.0, dp_series, -dq_cf)
-
-
-def _igamma_grad_a(F, a, x):
-    nan = (a <= 0.0) | (x < 0.0) | (a != a) | (x != x)
-    flat = ((x == 0.0) | (x == np.inf)) & ~nan
-    ok = ~(nan | flat)
-    one = F.full(x, 1.0)
-    out = _igamma_da(F, F.where(ok, a, one), F.where(ok, x, one))
-    out = F.where(flat, F.full(x, 0.0), out)
-    return F.where(nan, F.full(x, np.nan), out)
-
-
-def _igamma_edges(F, a, x, upper):
-    nan = (a < 0.0) | (x < 0.0) | (a != a) | (x != x) | ((a == 0.0) & (x == 0.0))
-    one_p = ((a == 0.0) & (x > 0.0)) | (x == np.inf)
-    zero_p = (x == 0.0) & ~nan
-    ok = ~(nan | one_p | zero_p)
-    one = F.full(x, 1.0)
-    sa, sx = F.where(ok, a, one), F.where(ok, x, one)
-    p, q = _igamma_both(F, sa, sx)
-    out = q if upper else p
-    out = F.where(one_p, F.full(x, 0.0 if upper else 1.0), out)
-    out = F.where(zero_p, F.full(x, 1.0 if upper else 0.0), out)
-    return F.where(nan, F.full(x, np.nan), out)
-
-
-def _betacf(F, a, b, x):
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    d0 = 1.0 / _fix(F, 1.0 - qab * x / qap, x)
-
-    def step(i, c):
-        cc, d, h = c
-        m = i + 1.0
-        m2 = 2.0 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 / _fix(F, 1.0 + aa * d, x)
-        cc = _fix(F, 1.0 + aa / cc, x)
-        h = h * d * cc
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 / _fix(F, 1.0 + aa * d, x)
-        cc = _fix(F, 1.0 + aa / cc, x)
-        return cc, d, h * d * cc
-    _, _, h = F.loop(_ITERS, step, (F.full(x, 1.0), d0, d0))
-    return h
-
-
-def _betainc_full(F, a, b, x):
-    # the edges as SciPy and JAX: I_0 = 0 and I_1 = 1 for every a, b >= 0 but a = b = 0
-    # and a = b = inf (NaN); inside (0, 1), a = 0 or b = inf gives 1, b = 0 or a = inf 0
-    nan = ((a < 0.0) | (b < 0.0) | (x < 0.0) | (x > 1.0) | (a != a) | (b != b) | (x != x) |
-           ((a == 0.0) & (b == 0.0)) | ((a == np.inf) & (b == np.inf)))
-    ends = ((x == 0.0) | (x == 1.0)) & ~nan
-    zero_a = ((a == 0.0) | (b == np.inf)) & ~nan & ~ends
-    zero_b = ((b == 0.0) | (a == np.inf)) & ~nan & ~ends & ~zero_a
-    ok = ~(nan | zero_a | zero_b | ends)
-    one = F.full(x, 1.0)
-    sa, sb, sx = F.where(ok, a, one), F.where(ok, b, one), F.where(ok, x, F.full(x, 0.5))
-    swap = sx > (sa + 1.0) / (sa + sb + 2.0)
-    sa, sb, sx = F.where(swap, sb, sa), F.where(swap, sa, sb), F.where(swap, 1.0 - sx, sx)
-    log_front = (F.lgamma(sa + sb) - F.lgamma(sa) - F.lgamma(sb) + sa * F.log(sx) +
-                 sb * F.log1p(-sx))
-    val = F.exp(log_front) * _betacf(F, sa, sb, sx) / sa
-    out = F.where(swap, 1.0 - val, val)
-    out = F.where(ends, x, out)
-    out = F.where(zero_a, one, out)
-    out = F.where(zero_b, F.full(x, 0.0), out)
-    return F.where(nan, F.full(x, np.nan), out)
-
-
-def _np_ref(fn):
-    def impl(*args, **_):
-        dt = np.result_type(*[np.asarray(v) for v in args])
-        vals = np.broadcast_arrays(*[np.asarray(v, np.float64) for v in args])
-        with np.errstate(all="ignore"):
-            return np.asarray(fn(_NP, *vals), dt)
+def _xla_impl(name):
+    """The eager rule: the lowering run by XLA (a NumPy copy could not give XLA's bits)."""
+    def impl(*args, **params):
+        return np.asarray(core.eager_backend(_PRIMS[name], list(args), params))
     return impl
 
 
@@ -221,7 +292,7 @@ def _lowering(fn):
     def rule(ctx, *args):
         out = ctx.avals_out[0]
         full = [ctx.broadcast(x, a, out.update(dtype=a.dtype)) for x, a in zip(args, ctx.avals_in)]
-        res, = lower_inline(ctx, lambda *xs: [fn(_lax(), *xs)], [out] * len(args), full)
+        res, = lower_inline(ctx, lambda *xs: [widened(fn, *xs)], [out] * len(args), full)
         return res
     return rule
 
@@ -297,25 +368,30 @@ def _beta_ab_error():
     return ArgumentValueError("Betainc gradient with respect to a and b not supported.")
 
 
-def _declare(name, fn, n_params, log_density, error):
+def _declare(name, fn, n_params=None, log_density=None, error=None):
     p = core.new_primitive(name)
-    register(p, impl=_np_ref(fn), abstract_eval=_abstract(name), lowering=_lowering(fn),
-             jvp=_x_density(name, log_density, n_params, error))
+    register(p, impl=_xla_impl(name), abstract_eval=_abstract(name), lowering=_lowering(fn))
+    if log_density is not None:
+        register(p, jvp=_x_density(name, log_density, n_params, error))
     defbroadcasting(p)
+    _PRIMS[name] = p
     return p
 
 
-igamma_p = _declare("igamma", lambda F, a, x: _igamma_edges(F, a, x, False), 1,
-                    _log_gamma_density, None)
-igammac_p = _declare("igammac", lambda F, a, x: _igamma_edges(F, a, x, True), 1,
-                     _log_gamma_density, None)
-betainc_p = _declare("betainc", _betainc_full, 2, _log_beta_density, _beta_ab_error)
-
-igamma_grad_a_p = core.new_primitive("igamma_grad_a")
-register(igamma_grad_a_p, impl=_np_ref(_igamma_grad_a), abstract_eval=_abstract("igamma_grad_a"),
-         lowering=_lowering(_igamma_grad_a))
+_PRIMS: dict = {}
+igamma_p = _declare("igamma", lambda L, a, x: _igamma_value(L, a, x, False), 1,
+                    _log_gamma_density)
+igammac_p = _declare("igammac", lambda L, a, x: _igamma_value(L, a, x, True), 1,
+                     _log_gamma_density)
+betainc_p = _declare("betainc", _betainc_value, 2, _log_beta_density, _beta_ab_error)
+igamma_grad_a_p = _declare("igamma_grad_a", lambda L, a, x: _igamma_da(L, a, x, _DERIVATIVE))
 mark_unsupported(igamma_grad_a_p, "jvp", "JAX defines no derivative of igamma_grad_a")
-defbroadcasting(igamma_grad_a_p)
+
+
+def sample_grad(a, x):
+    """d x / d a of samples x ~ Gamma(a, 1) (same-shape floating operands): JAX's
+    `random_gamma_grad`, float16 / bfloat16 computed in float32."""
+    return widened(lambda L, a, x: _igamma_da(L, a, x, _SAMPLE), a, x)
 
 
 def _float_args(name, *args):
@@ -394,36 +470,6 @@ def zeta(x, q):
 # ------------------------------------------------- exponentially scaled Bessel I_0, I_1
 
 
-def _bessel_ie(F, x, v):
-    """exp(-|x|) I_v(x) for v in (0, 1): the power series (x/2)^(2k+v) / (k! (k+v)!)
-    below |x| = T, the Hankel expansion sum_k (-1)^k a_k(v) / x^k / sqrt(2 pi x) above;
-    T, and the term counts, are chosen per precision so both sums have converged."""
-    T, n_series, n_asym = (30.0, 100, 32) if F.is64(x) else (15.0, 48, 20)
-    ax = F.abs(x)
-    y = x * x * 0.25
-    one = F.full(x, 1.0)
-    t0 = one if v == 0 else x * 0.5
-
-    def series_term(k, c):
-        t, s = c
-        t = t * y / ((k + 1.0) * (k + 1.0 + v))
-        return t, s + t
-    _, series = F.loop(n_series, series_term, (t0, t0))
-    series = series * F.exp(-ax)
-    big = F.where(ax < T, F.full(x, T), ax)
-
-    def hankel_term(k, c):
-        t, s = c
-        odd = 2.0 * k + 1.0
-        t = t * (odd * odd - 4.0 * v * v) / ((k + 1.0) * 8.0 * big)
-        return t, s + t
-    _, asym = F.loop(n_asym, hankel_term, (one, one))
-    asym = asym / F.sqrt(big * (2 * math.pi))
-    if v == 1:
-        asym = asym * F.sign(x)
-    return F.where(ax < T, series, asym)
-
-
 def _i0e_jvp(t, y, x):
     L = lax_ops()
     return L.mul(t, L.sub(bessel_i1e(x), L.mul(L.sign(x), y)))
@@ -498,11 +544,12 @@ def _i0e_lowering(ctx, x):
     return res
 
 
-bessel_i0e_p = unop("bessel_i0e", _np_ref(lambda F, x: _bessel_ie(F, x, 0)), _i0e_lowering,
-                    FLOAT)
+bessel_i0e_p = unop("bessel_i0e", lambda x: _xla_impl("bessel_i0e")(x), _i0e_lowering, FLOAT)
+_PRIMS["bessel_i0e"] = bessel_i0e_p
 defjvp(bessel_i0e_p, _i0e_jvp)
-bessel_i1e_p = unop("bessel_i1e", _np_ref(lambda F, x: _bessel_ie(F, x, 1)),
-                    "chlo.bessel_i1e", FLOAT)
+bessel_i1e_p = unop("bessel_i1e", lambda x: _xla_impl("bessel_i1e")(x), "chlo.bessel_i1e",
+                    FLOAT)
+_PRIMS["bessel_i1e"] = bessel_i1e_p
 defjvp(bessel_i1e_p, _i1e_jvp)
 
 

@@ -18,6 +18,7 @@ from ...numpy import ufuncs as _uf
 from ...numpy.ufuncs import _lax_const, asarray_operand, promote_args_inexact, where
 from ...numpy.util import canonicalize_axes, library_jit
 from .erf_family import dawsn, erfcx, float32_or_64 as _float32_or_64, owens_t, spence
+from .erf_family import ndtri_cephes as _ndtri_cephes
 from .expint import exp1, expi, expn
 from .faddeeva import wofz
 from .hypergeometric import hyp1f1, hyp2f1
@@ -179,8 +180,7 @@ def ndtri(p):
     Returns:
         An array of `p`'s shape, of a floating dtype.
     """
-    p = _float32_or_64(jnp.asarray(p))
-    return _uf.multiply(float(np.sqrt(2.0)), lax.erf_inv(_uf.subtract(_uf.multiply(2.0, p), 1.0)))
+    return _ndtri_cephes(_float32_or_64(jnp.asarray(p)))
 
 
 def log_ndtr(x, series_order=3):

@@ -25,6 +25,10 @@ with t = a u the integrand is even in u, so the 26-point Gauss-Legendre rule on 
 folds into 13 nodes u_i^2 on (0, 1]; |a| > 1 goes through T(h, a) = (Phi(h) + Phi(a h))
 / 2 - Phi(h) Phi(a h) - T(a h, 1 / a) (written with erf / erfc), h = 0 and |a| = 1 are
 exact. The derivatives are the closed forms of JAX's `custom_jvp`.
+
+`ndtri_cephes`, the normal quantile behind `ndtri` and `stats.norm.ppf`, is Cephes'
+pair of rational approximations, in JAX's operation order (the same bits); its
+derivative is that of the approximation, as JAX's.
 """
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ from ...numpy.util import library_jit
 from .faddeeva import _wofz
 from .gamma_zeta import _inexact, _is_complex, _real_arg
 
-__all__ = ["erfcx", "dawsn", "spence", "owens_t"]
+__all__ = ["erfcx", "dawsn", "spence", "owens_t", "ndtri_cephes"]
 
 _SPLIT = 2.5
 _DEPTH = 80
@@ -277,9 +281,10 @@ def _owens_t(h, a):
     t = _owens_t5(h1, a1)
     t = jnp.where(h1 == 0.0, jnp.arctan(a1) / (2 * math.pi), t)
     t = jnp.where(a1 == 1.0, 0.125 * lax.erfc(-h1 / rt2) * lax.erfc(h1 / rt2), t)
-    eh, eah = lax.erfc(h / rt2), lax.erfc(abs_a * h / rt2)
+    hn = h / rt2   # (scaled once, then by |a|: JAX's rounding)
+    eh, eah = lax.erfc(hn), lax.erfc(abs_a * hn)
     reflected = jnp.where(abs_a * h <= 0.67,
-                          0.25 - 0.25 * lax.erf(h / rt2) * lax.erf(abs_a * h / rt2) - t,
+                          0.25 - 0.25 * lax.erf(hn) * lax.erf(abs_a * hn) - t,
                           0.25 * (eh + eah - eh * eah) - t)
     t = lax.sign(a) * jnp.where(abs_a > 1.0, reflected, t)
     return jnp.where(jnp.isnan(a) | jnp.isnan(h), jnp.full_like(t, np.nan), t)
@@ -323,3 +328,50 @@ def owens_t(h, a):
     if _is_complex(h):
         raise ArgumentValueError("owens_t does not support complex-valued inputs.")
     return _owens_t(*jnp.broadcast_arrays(h, a))
+
+# ------------------------------------------------------------------ the normal quantile
+# Cephes' ndtri rational approximations (highest power first; the denominators' leading
+# 1 written out), as JAX 0.10.2 evaluates them
+_NDTRI_P0 = [-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+             1.39312609387279679503E1, -1.23916583867381258016E0]
+_NDTRI_Q0 = [1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1,
+             -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1,
+             1.59056225126211695515E1, -1.18331621121330003142E0]
+_NDTRI_P1 = [4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+             -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4]
+_NDTRI_Q1 = [1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1,
+             1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1,
+             -3.80806407691578277194E-2, -9.33259480895457427372E-4]
+_NDTRI_P2 = [3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+             1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+             3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9]
+_NDTRI_Q2 = [1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
+             2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
+             2.89247864745380683936E-6, 6.79019408009981274425E-9]
+
+
+def ndtri_cephes(p):
+    """The standard normal quantile of float32 / float64 `p` by Cephes' method, in JAX's
+    operation order: for p (or 1 - p, the smaller) above exp(-2), w + w^3 P0(w^2) /
+    Q0(w^2) around w = p - 1/2, times -sqrt(2 pi); below, with z = sqrt(-2 log p),
+    z - log(z) / z - P(1/z) / Q(1/z) / z (P1 / Q1, or P2 / Q2 for z >= 8); the sign by
+    the side of 1 - exp(-2); -inf at 0, inf at 1."""
+    dt = np.dtype(core.get_aval(p).dtype).type
+    c = [np.asarray(v, dt) for v in (_NDTRI_P0, _NDTRI_Q0, _NDTRI_P1, _NDTRI_Q1, _NDTRI_P2,
+                                     _NDTRI_Q2)]
+    mcp = jnp.where(p > dt(-np.expm1(-2.0)), dt(1.0) - p, p)
+    safe = jnp.where(mcp == dt(0.0), jnp.full(jnp.shape(p), dt(0.5)), mcp)
+    w = safe - dt(0.5)
+    ww = lax.square(w)
+    big = w + w * ww * (jnp.polyval(c[0], ww) / jnp.polyval(c[1], ww))
+    big = big * -dt(np.sqrt(2.0 * np.pi))
+    z = lax.sqrt(dt(-2.0) * lax.log(safe))
+    first = z - lax.log(z) / z
+    tiny = jnp.polyval(c[4], 1 / z) / jnp.polyval(c[5], 1 / z) / z
+    other = jnp.polyval(c[2], 1 / z) / jnp.polyval(c[3], 1 / z) / z
+    x = jnp.where(safe > dt(np.exp(-2.0)), big, jnp.where(z >= dt(8.0), first - tiny,
+                                                          first - other))
+    x = jnp.where(p > dt(1.0 - np.exp(-2.0)), x, -x)
+    inf = jnp.full(jnp.shape(p), dt(np.inf))
+    return jnp.where(p == dt(0.0), -inf, jnp.where(p == dt(1.0), inf, x))

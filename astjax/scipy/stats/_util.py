@@ -8,11 +8,13 @@ from ...numpy.operands import promote_dtypes_inexact as _promote_dtypes_inexact
 
 def promote(*args):
     """The arguments as arrays of one inexact dtype, broadcast to one shape: the dtype
-    of JAX's `promote_args_inexact` (integers up to 32 bits and bools become float32,
-    64-bit integers float64), weakly typed only when every argument is a Python scalar
-    (JAX's distributions give a strong result for an array argument, mostly)."""
+    and weak type of JAX's `promote_args_inexact` (integers up to 32 bits and bools
+    become float32, 64-bit integers float64), weakly typed only when every argument is:
+    Python scalars, or weak values under `jit` (an integer array with a Python float
+    is strong, as JAX's distributions give)."""
     out = _promote_dtypes_inexact(*args)
-    if not all(isinstance(a, (bool, int, float, complex)) for a in args):
+    if not all(isinstance(a, (bool, int, float, complex)) or getattr(a, "weak_type", False)
+               for a in args):
         out = [jnp.asarray(a, a.dtype) for a in out]   # (strong)
     return jnp.broadcast_arrays(*out)
 

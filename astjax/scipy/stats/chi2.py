@@ -2,9 +2,11 @@
 `logcdf`, `sf`, `logsf`)."""
 from __future__ import annotations
 
-import math
+import numpy as np
 
+from ... import lax as _lax
 from ... import numpy as jnp
+from ...numpy.ufuncs import _lax_const
 from .. import special
 from ._util import clamp as _clamp, promote
 
@@ -12,13 +14,15 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def logpdf(x, df, loc=0, scale=1):
-    """(k/2 - 1) log y - y/2 - (k/2) log 2 - log Γ(k/2) - log(scale), y >= 0."""
+    """(k/2 - 1) log y - y/2 - (k/2) log 2 - log Γ(k/2) - log(scale), y = (x - loc) /
+    scale, for x >= loc (JAX's expression: NaN where y or scale is negative)."""
     x, df, loc, scale = promote(x, df, loc, scale)
-    y = (x - loc) / scale
-    k2 = 0.5 * df
-    value = (special.xlogy(k2 - 1.0, y) - 0.5 * y - k2 * math.log(2.0)
-             - special.gammaln(k2) - jnp.log(scale))
-    return jnp.where(y < 0, -jnp.inf, value)
+    one, two = _lax_const(x, 1), _lax_const(x, 2)
+    y = _lax.div(_lax.sub(x, loc), scale)
+    k2 = _lax.div(df, two)
+    kernel = _lax.sub(_lax.mul(_lax.sub(k2, one), _lax.log(y)), _lax.div(y, two))
+    norm = _lax.neg(_lax.add(_lax.lgamma(k2), _lax.div(_lax.mul(_lax.log(two), df), two)))
+    return jnp.where(_lax.lt(x, loc), -np.inf, _lax.add(_lax.sub(norm, _lax.log(scale)), kernel))
 
 
 def pdf(x, df, loc=0, scale=1):

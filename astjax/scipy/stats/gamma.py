@@ -2,7 +2,11 @@
 `sf`, `logsf`)."""
 from __future__ import annotations
 
+import numpy as np
+
+from ... import lax as _lax
 from ... import numpy as jnp
+from ...numpy.ufuncs import _lax_const
 from .. import special
 from ._util import clamp as _clamp, promote
 
@@ -10,11 +14,16 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def logpdf(x, a, loc=0, scale=1):
-    """(a - 1) log y - y - log Γ(a) - log(scale), y = (x - loc) / scale >= 0."""
+    """(a - 1) log y - y - log Γ(a) - log(scale), y = (x - loc) / scale, for x >= loc;
+    -inf elsewhere and for a NaN x (JAX's test is x >= loc)."""
     x, a, loc, scale = promote(x, a, loc, scale)
-    y = (x - loc) / scale
-    value = special.xlogy(a - 1.0, y) - y - special.gammaln(a) - jnp.log(scale)
-    return jnp.where(y < 0, -jnp.inf, value)
+    ok = x >= loc
+    one = _lax_const(x, 1)
+    # JAX's expression, operation for operation (y = 1 off the support: finite gradients)
+    y = jnp.where(ok, _lax.div(_lax.sub(x, loc), scale), one)
+    log_linear = _lax.sub(special.xlogy(_lax.sub(a, one), y), y)
+    return jnp.where(ok, _lax.sub(log_linear, _lax.add(special.gammaln(a), _lax.log(scale))),
+                     -np.inf)
 
 
 def pdf(x, a, loc=0, scale=1):

@@ -55,12 +55,11 @@ def logsf(x, loc=0, scale=1):
 
 
 def ppf(q, loc=0, scale=1):
-    """The quantile function: the x with cdf(x) = q."""
-    q, loc, scale = promote(q, loc, scale)
-    return special.ndtri(q) * scale + loc
+    """The quantile function: the x with cdf(x) = q, of the default float dtype (as
+    JAX's: `q` itself must be float32 or float64, an integer `q` is a TypeError)."""
+    return jnp.asarray(special.ndtri(q) * scale + loc, float)
 
 
 def isf(q, loc=0, scale=1):
-    """The inverse survival function: the x with sf(x) = q."""
-    q, loc, scale = promote(q, loc, scale)
-    return loc - special.ndtri(q) * scale
+    """The inverse survival function: the x with sf(x) = q (`ppf` of 1 - q)."""
+    return ppf(_lax.sub(_lax_const(q, 1), q), loc, scale)
