@@ -1,0 +1,49 @@
+"""Findings of the differential API fuzzer (tests/fuzz/api_run.py, seeds 53150:56150 and
+`--new-names` 63000:64000) and of the transformation-chain sweep at depth 3, the
+nineteenth session, with JAX 0.10.2's results stored as literals."""
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+
+
+def test_log1mexp_derivative_is_jax_rule_at_zero():
+    # JAX's `defjvps` rule g / expm1(x): +-inf at +-0 where the `where`'s derivative
+    # (its other branch) was NaN (api fuzzer seed 53310)
+    g = jax.grad(jax.nn.log1mexp)
+    assert float(g(-0.0)) == -np.inf and float(g(0.0)) == np.inf
+    assert float(g(0.5)) == pytest.approx(1.5414940118789673, rel=1e-6)
+    x = np.array([0.5, -0.0, -0.5])
+    out = np.asarray(jax.grad(lambda v: jax.nn.log1mexp(v).sum())(x))
+    assert out[1] == -np.inf and np.isfinite(out[[0, 2]]).all()
+
+
+def test_log1mexp_refuses_a_list_as_jax():
+    with pytest.raises(TypeError):
+        jax.nn.log1mexp([1.0])
+
+
+# JAX 0.10.2: jnp.linalg.matrix_power(X, 3), as float32 bits
+X = np.array([[[5.006569364228056, 0.0], [-0.09636157426264606, 0.7769247442677685]],
+              [[-np.inf, -0.07059579733116787], [1.0839864042216827, 0.41551350113487934]]],
+             np.float32)
+CUBE_BITS = [[[1123744920, 0], [3224783748, 1055923115]],
+             [[4290772992, 4290772992], [2139095040, 2139095040]]]
+
+
+@pytest.mark.parametrize("how", ["eager", "jit", "vmap"])
+def test_matrix_power_3_multiplies_in_jax_order(how):
+    # JAX computes a**3 as (a @ a) @ a; a @ (a @ a) rounds otherwise and meets inf * 0
+    # elsewhere (-inf where JAX has NaN: api fuzzer seed 53898)
+    f = lambda a: jnp.linalg.matrix_power(a, 3)   # noqa: E731
+    f = {"eager": f, "jit": jax.jit(f), "vmap": jax.vmap(f)}[how]
+    np.testing.assert_array_equal(np.asarray(f(X)).view(np.uint32), np.uint32(CUBE_BITS))
+
+
+def test_matrix_power_exponent_must_be_an_integer():
+    # (int(2.5) was taken silently: JAX raises TypeError)
+    with pytest.raises(TypeError):
+        jnp.linalg.matrix_power(X, 2.5)
+    with pytest.raises(TypeError):
+        jnp.linalg.matrix_power([[1.0, 2.0], [3.0, 4.0]], 2)
