@@ -47,3 +47,23 @@ def test_matrix_power_exponent_must_be_an_integer():
         jnp.linalg.matrix_power(X, 2.5)
     with pytest.raises(TypeError):
         jnp.linalg.matrix_power([[1.0, 2.0], [3.0, 4.0]], 2)
+
+
+def test_array_of_a_staged_list_stages_as_jax():
+    # each element converted to the list's strong dtype, then stacked: JAX's jaxpr
+    # (Common_Gotchas cell 19 printed `copy`s and a final conversion)
+    text = str(jax.make_jaxpr(lambda a, b: jnp.array([a, b]))(1, 2.0))
+    eqns = [ln.split("= ", 1)[1].split(" ")[0].split("[")[0] for ln in text.splitlines() if " = " in ln]
+    assert eqns == ["convert_element_type", "broadcast_in_dim", "convert_element_type",
+                    "broadcast_in_dim", "concatenate"], text
+    out = jax.jit(lambda a: jnp.array([a, 1]) + jnp.int8(1))(2)
+    assert out.dtype == np.int32 and not out.weak_type
+
+
+def test_array_of_typed_keys_is_a_key_array():
+    # (JAX stacks typed keys; astjax raised TypeError: a key array made a NumPy array)
+    k0, k1 = jax.random.key(0), jax.random.key(1)
+    for f in (jnp.array, jax.jit(lambda a, b: jnp.array([a, b]))):
+        out = f([k0, k1]) if f is jnp.array else f(k0, k1)
+        assert out.shape == (2,) and jax.dtypes.issubdtype(out.dtype, jax.dtypes.prng_key)
+        assert jax.random.key_data(out).tolist() == [[0, 0], [0, 1]]
