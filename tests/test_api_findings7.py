@@ -67,3 +67,30 @@ def test_array_of_typed_keys_is_a_key_array():
         out = f([k0, k1]) if f is jnp.array else f(k0, k1)
         assert out.shape == (2,) and jax.dtypes.issubdtype(out.dtype, jax.dtypes.prng_key)
         assert jax.random.key_data(out).tolist() == [[0, 0], [0, 1]]
+
+
+# JAX 0.10.2 (bits): the ranks and the linear interpolation are computed in q's dtype
+# (float32 for a Python q), the data kept in a's; astjax promoted a and q together, so a
+# bfloat16 / float16 quantile interpolated in bfloat16 / float16 (off by up to 1 %)
+X7 = np.random.RandomState(0).randn(7, 5)
+
+
+def test_quantile_interpolates_in_q_dtype():
+    out = jnp.quantile(jnp.asarray(X7, "bfloat16"), 0.3, axis=0)
+    assert out.dtype == jnp.bfloat16
+    assert np.asarray(out).view(np.uint16).tolist() == [49033, 16075, 48708, 48748, 16004]
+    out = jnp.percentile(jnp.asarray(X7, "float16"), 77.0, axis=0)
+    assert np.asarray(out).view(np.uint16).tolist() == [13377, 15629, 15002, 15431, 16093]
+    out = jnp.quantile(jnp.asarray(X7, "float32"), np.float16(0.3), axis=0)
+    assert out.dtype == np.float32
+    assert np.asarray(out).view(np.uint32).tolist() == [3213443072, 1053458432, 3192086528,
+                                                        3194748928, 1048895488]
+
+
+def test_quantile_float64_data_float32_q_x64():
+    # (api fuzzer seed 63741: the float64 result carries float32 rounding, as JAX's)
+    a = np.array([[3.744481555138229], [-6.33033258415794], [-2.1631234511400033]])
+    with jax.enable_x64(True):
+        out = jnp.quantile(a, np.array([1.0, 0.0], np.float32), keepdims=True)
+        assert out.dtype == np.float64
+        assert np.asarray(out).ravel().tolist() == [3.7444815635681152, -6.3303327560424805]
