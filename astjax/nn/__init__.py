@@ -492,8 +492,22 @@ def sparse_sigmoid(x: ArrayLike) -> Array:
 
 
 @library_jit
+def _log1mexp(x):
+    return where(_uf.less(x, float(np.log(2.0))), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
+                 _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
+
+
+# JAX's rule (`defjvps`): the tangent is g / expm1(x), not the derivative of the `where`
+# (whose branch not taken gives NaN at 0: JAX's derivative there is +-inf)
+_log1mexp_rule = _custom_jvp(_log1mexp)
+_log1mexp_rule.defjvp(lambda primals, tangents: (
+    _log1mexp_rule(primals[0]), _uf.divide(tangents[0], _uf.expm1(primals[0]))))
+
+
 def log1mexp(x: ArrayLike) -> Array:
     """Elementwise `log(1 - exp(-x))` for x > 0, accurate for small and large x.
+
+    The derivative is JAX's `1 / expm1(x)` (-inf at -0.0, inf at 0.0).
 
     Args:
         x: array or scalar input.
@@ -501,9 +515,8 @@ def log1mexp(x: ArrayLike) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    x = asarray_operand(x)
-    return where(_uf.less(x, float(np.log(2.0))), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
-                 _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
+    check_arraylike("log1mexp", x)
+    return _log1mexp_rule(asarray_operand(x))
 
 
 @library_jit(static_argnames=("axis", "keepdims"))

@@ -108,11 +108,9 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
         if dtype is not None:  # (no dtype: a weak value stays weak, as JAX)
             out = lax.convert_element_type(out, _dtype(dtype))
     elif isinstance(obj, (list, tuple)) and any(_has_staged(o) for o in obj):
-        out = _stack_leading([array(o) for o in obj])
-        if dtype is not None:
-            out = lax.convert_element_type(out, _dtype(dtype))
-        elif core.get_aval(out).weak_type:  # a list is never weak, even of weak values (JAX)
-            out = lax.convert_element_type(out, core.get_aval(out).dtype, weak_type=False)
+        # a list is never weak, even of weak values (JAX)
+        out = _stack_leading(obj, _dtype(dtype) if dtype is not None else
+                             dtypes.result_type(*_list_leaves(obj)))
     else:
         if isinstance(obj, core.WeakConst):
             obj = obj.val
@@ -174,12 +172,28 @@ def _protocol_leaves(o):
     return jax_array_protocol(o)
 
 
-def _stack_leading(arrays):
-    """`jnp.stack(arrays)` along a new leading axis (`array` of a list of staged values)."""
-    shapes = {core.get_aval(a).shape for a in arrays}
+def _stack_leading(objs, dt):
+    """`array` of a list `objs` holding staged values, staged as JAX stages it: each
+    element in turn converted to the list's strong dtype `dt` and given a leading axis,
+    then one concatenation (of concatenations of 16 for a longer list)."""
+    parts = [lax.expand_dims(_strong(array(o, copy=False), dt), (0,)) for o in objs]
+    shapes = {core.get_aval(a).shape for a in parts}
     if len(shapes) != 1:
-        raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
-    return lax.concatenate([lax.expand_dims(a, (0,)) for a in promote_dtypes(*arrays)], 0)
+        raise ShapeError(f"all input arrays must have the same shape, got "
+                         f"{sorted(s[1:] for s in shapes)}")
+    while len(parts) > 16:
+        parts = [lax.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
+    return lax.concatenate(parts, 0)
+
+
+def _strong(a, dt):
+    # (a typed-key array is not converted: JAX's `array(key, dtype=key's)` is the key)
+    return a if dtypes.has_extended_dtype(a) else lax.convert_element_type(a, dt,
+                                                                           weak_type=False)
+
+
+def _list_leaves(o):
+    return [x for e in o for x in _list_leaves(e)] if isinstance(o, (list, tuple)) else [o]
 
 
 def _infer_list_dtype(obj, np_val):
@@ -233,7 +247,7 @@ def check_python_ints(obj, dt):
 def _has_staged(o):
     if isinstance(o, (list, tuple)):
         return any(_has_staged(x) for x in o)
-    return isinstance(o, (Tracer, Array))
+    return isinstance(o, (Tracer, Array)) or dtypes.has_extended_dtype(o)
 
 
 def _const_builder():

@@ -138,7 +138,9 @@ def _quantile(a, q, weights, axis, method, keepdims, squash_nans, name, percent=
     if core.get_aval(q).ndim > 1:
         raise ShapeValueError(f"q must be have rank <= 1, got shape {core.get_aval(q).shape}",
                               hint="pass a scalar or a 1-D array of quantiles")
-    a, q = uf.promote_dtypes(a, q)
+    if method == "inverted_cdf":
+        a, q = uf.promote_dtypes(a, q)
+    # (else, as JAX: the ranks and weights in q's dtype, the data in a's)
     av = core.get_aval(a)
     axes = canonicalize_axes(axis, av.ndim, name)
     # (JAX's keepdims shape of a 0-d operand is (1,), where NumPy's is (): it reduces
@@ -172,8 +174,9 @@ def _quantile(a, q, weights, axis, method, keepdims, squash_nans, name, percent=
 
 
 def _interpolated(s, qb, batch_dims, n, method, squash_nans):
-    """The unweighted methods: the ranks around q (n - 1) of the sorted data `s`."""
-    dt = _dt(s)
+    """The unweighted methods: the ranks around q (n - 1) of the sorted data `s`, found
+    in q's dtype (`linear` interpolates in q's dtype too, JAX's rounding)."""
+    dt = _dt(qb)
     qa = core.get_aval(qb)
     if squash_nans:
         n_eff = _sum(uf.logical_not(uf.isnan(s)), axis=-1, dtype=dt)
@@ -199,9 +202,10 @@ def _interpolated(s, qb, batch_dims, n, method, squash_nans):
         res = uf.multiply(uf.add(at(low), at(high)), 0.5)
     else:
         frac = uf.subtract(pos, low_f)
-        res = uf.add(uf.multiply(at(low), uf.subtract(1.0, frac)), uf.multiply(at(high), frac))
+        res = uf.add(uf.multiply(lax.convert_element_type(at(low), dt), uf.subtract(1.0, frac)),
+                     uf.multiply(lax.convert_element_type(at(high), dt), frac))
     if squash_nans:
-        res = where(lax.eq(nb, np.asarray(0, dt)[()]), np.asarray(np.nan, dt)[()], res)
+        res = where(lax.eq(nb, np.asarray(0, dt)[()]), np.asarray(np.nan, _dt(res))[()], res)
     return res
 
 

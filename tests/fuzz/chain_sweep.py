@@ -1,6 +1,12 @@
 """Chains of transformations, every stage called eagerly in turn, JAX vs astjax:
 
     nice -n 5 /path/to/jax-env/bin/python tests/fuzz/chain_sweep.py [DEPTH [NAME,...]]
+        [--part I/N] [--cases A:B]
+
+`--part I/N` runs every N-th case from the I-th (I in 0..N-1) of the ordered list of
+(function, chain, order) cases, a slice spread over every function and chain, so that N
+runs (one per I) together run the whole sweep; `--cases A:B` runs the cases numbered
+A..B-1 of that list (of the part, with both). Depth 3 is ~15,700 cases: run it in parts.
 
 Each small function (custom_jvp / custom_vjp rules, scan, fori_loop, cond, switch on a
 pytree, checkpoint, a Python `if` on a shape, a Python `if` / `while` on a value (which
@@ -171,30 +177,50 @@ def _agree(a, b):
     return a.shape == b.shape and np.allclose(a, b, rtol=2e-4, atol=1e-5, equal_nan=True)
 
 
-def main(depth=2, only=()):
+def cases(names, depth):
+    """[(function name, chain, inner_first)], the sweep's cases in their fixed order."""
+    return [(f, chain, inner_first) for f in names
+            for chain in itertools.product(STAGES, repeat=depth)
+            if chain.count("hess_sum") <= 1 for inner_first in (True, False)]
+
+
+def main(depth=2, only=(), part=(0, 1), span=(0, None)):
     import jax
     import jax.numpy as jnp
 
     import astjax
     import astjax.numpy as ajnp
     ref, got = make(jax, jnp), make(astjax, ajnp)
+    todo = cases([f for f in ref if not only or f in only], depth)[part[0]::part[1]]
+    todo = todo[span[0]:span[1]]
     total = bad = 0
-    for fname in [f for f in ref if not only or f in only]:
-        for chain in itertools.product(STAGES, repeat=depth):
-            if chain.count("hess_sum") > 1:
-                continue
-            for inner_first in (True, False):
-                total += 1
-                r = run(jax, ref[fname], chain, inner_first)
-                g = run(astjax, got[fname], chain, inner_first)
-                if not all(_agree(a, b) for a, b in zip(r, g)):
-                    bad += 1
-                    print("DIFF", fname, chain, "inner first" if inner_first else
-                          "outer first", "\n  JAX   ", r, "\n  astjax", g, flush=True)
+    for fname, chain, inner_first in todo:
+        total += 1
+        r = run(jax, ref[fname], chain, inner_first)
+        g = run(astjax, got[fname], chain, inner_first)
+        if not all(_agree(a, b) for a, b in zip(r, g)):
+            bad += 1
+            print("DIFF", fname, chain, "inner first" if inner_first else
+                  "outer first", "\n  JAX   ", r, "\n  astjax", g, flush=True)
+        if total % 50 == 0:
+            print(f"... {total}/{len(todo)} run, {bad} differ", flush=True)
     print(f"{total - bad}/{total} agree")
     return 1 if bad else 0
 
 
+def _cli(argv):
+    import argparse
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("depth", nargs="?", type=int, default=2)
+    p.add_argument("names", nargs="?", default="", help="comma-separated function names")
+    p.add_argument("--part", default="0/1", help="I/N: every N-th case from the I-th")
+    p.add_argument("--cases", default=":", help="A:B: the cases numbered A..B-1")
+    a = p.parse_args(argv)
+    i, n = map(int, a.part.split("/"))
+    lo, hi = a.cases.split(":")
+    return main(a.depth, tuple(filter(None, a.names.split(","))), (i, n),
+                (int(lo or 0), int(hi) if hi else None))
+
+
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2,
-                  tuple(filter(None, sys.argv[2].split(","))) if len(sys.argv) > 2 else ()))
+    sys.exit(_cli(sys.argv[1:]))

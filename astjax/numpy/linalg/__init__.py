@@ -9,11 +9,14 @@
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ... import core, dtypes, lax
 from ...core import bind
-from ...errors import (ArgumentValueError as _ArgumentValueError, MissingNameError, ShapeError,
+from ...errors import (ArgumentTypeError as _ArgumentTypeError,
+                       ArgumentValueError as _ArgumentValueError, MissingNameError, ShapeError,
                        ShapeValueError)
 from ...primitives.linalg import cholesky_p
 from .. import ufuncs as uf
@@ -241,13 +244,20 @@ def matrix_power(a, n):
       Array([[1, 3],
              [0, 1]], dtype=int32)
     """
+    _check_arraylike("jnp.linalg.matrix_power", a)
     a = asarray_operand(a)
     s = _shape(a)
     if len(s) < 2 or s[-1] != s[-2]:
         raise ShapeError(f"matrix_power needs square matrices, got {s}")
-    n = int(n)
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise _ArgumentTypeError(f"matrix_power's exponent must be an integer, got {n!r}",
+                                 hint="pass a Python int (a static exponent)") from None
     if n < 0:
         a, n = inv(a), -n
+    if n == 3:   # (JAX's order of the two products: a rounding, and where inf meets 0)
+        return _matmul(_matmul(a, a), a)
     result = None
     base = a
     while n:
