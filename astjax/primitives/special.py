@@ -154,7 +154,7 @@ def _log_front(L, a, x):
 
 def _igamma_value(L, a, x, upper):
     """P(a, x) (Q(a, x) if `upper`) with JAX's edges: NaN for a NaN, a < 0, x < 0 or
-    a = x = 0; P(a, 0) = 0, P(a, inf) = 1, Q(0, x) = 0."""
+    a = x = 0; P(a, 0) = 0, P(a, inf) = 1, Q(0, x) = 0; and P(0, x) = 1 (SciPy's)."""
     is_nan = L.bitwise_or(L.ne(a, a), L.ne(x, x))
     x_inf = L.eq(x, _k(np.inf, x))
     a_zero, x_zero = L.eq(a, _k(0, a)), L.eq(x, _k(0, x))
@@ -171,7 +171,9 @@ def _igamma_value(L, a, x, upper):
                        _igamma_series(L, ax, x, a, L.bitwise_and(on, L.bitwise_not(use_cf)),
                                       _VALUE))
         out = L.select(x_zero, L.full_like(a, 0), out)
-        out = L.select(x_inf, L.full_like(a, 1), out)
+        # P(0, x) = 1 - Q(0, x) = 1 for x > 0, as SciPy (JAX's series gives 0 / 0 = NaN
+        # below x = 1: a value that differs on purpose, docs/coming_from_jax.md)
+        out = L.select(L.bitwise_or(x_inf, a_zero), L.full_like(a, 1), out)
     else:
         use_series = L.bitwise_or(L.lt(x, _k(1, x)), L.lt(x, a))
         on = L.bitwise_not(_or(L, domain, underflow, x_inf, a_zero))
