@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import ArgumentValueError, DerivativeNotImplementedError, DTypeError, ShapeError
+from ..errors import DerivativeNotImplementedError, DTypeError, ShapeError
 from ..pyast import lax_call, pyconst
 from .comparisons import ge, le
 from .base import (lax_ops, add_tangents, instantiate, is_zero as _is_zero, matchaxis, moveaxis,
@@ -531,26 +531,15 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
 def apply_times(x, times, func):
     """`x` with `func` applied `times[i]` times to each element `x[i]` (a loop of
     max(times) rounds, each applying `func` where `times` is still larger; no scatter,
-    so its derivative is func's chained)."""
+    so its derivative is func's chained). `func` maps `x`'s aval to itself: its callers
+    pass `lax_extras._each_element`, which checks the scatter region's type."""
     L = lax_ops()
     shape = core.get_aval(x).shape
     rounds = L.reduce_max(times, tuple(range(len(shape))))
 
-    def applied(y):   # (XLA's scatter region: func returns an element of the operand's dtype)
-        out = func(y)
-        aval, want = core.get_aval(out), core.get_aval(y)
-        if aval.dtype != want.dtype or aval.shape not in ((), shape):
-            raise ArgumentValueError(
-                f"lax.scatter_apply: func must return one {want.dtype} element per element "
-                f"(the scatter region's type), got {aval.str_short()}",
-                hint=f"convert func's result with .astype({want.dtype.name})")
-        if not isinstance(out, core.Tracer) and np.ndim(out) == 0:
-            out = np.asarray(out, want.dtype)
-        return L.broadcast_in_dim(out, shape, ()) if aval.shape != shape else out
-
     def body(carry):
         i, y = carry
         more = L.gt(times, L.broadcast_in_dim(i, shape, ()))
-        return L.add(i, np.int32(1)), L.select(more, applied(y), y)
+        return L.add(i, np.int32(1)), L.select(more, func(y), y)
     return L.while_loop(core.RawFunction(lambda c: L.lt(c[0], rounds)),
                         core.RawFunction(body), (np.int32(0), x))[1]
