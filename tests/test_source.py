@@ -475,7 +475,7 @@ def test_generic_bind_form_round_trips(monkeypatch):
     def f(x):
         return jnp.sin(x) * 2.0
     src = astjax.source(f, X3)
-    assert "core.primitives['sin'].bind(x)" in src
+    assert "core.primitives['sin'].bind(x, accuracy=None)" in src   # (JAX's params)
     assert "from astjax import core" in src
     g = astjax.source_function(f, X3)
     _assert_same(astjax.jit(f)(X3), astjax.jit(g)(X3))

@@ -30,6 +30,12 @@ def _prep(a, b, preferred_element_type=None):
     return a, b, core.get_aval(a), core.get_aval(b)
 
 
+def _pet(preferred_element_type, a):
+    """The `preferred_element_type` jnp's contractions give dot_general: the caller's, else
+    the (promoted) operands' dtype, as JAX's jnp passes its result type."""
+    return core.get_aval(a).dtype if preferred_element_type is None else preferred_element_type
+
+
 def _check_integer_width(name, a, b):
     """JAX's dot accumulates in the promoted dtype as dot_general's
     `preferred_element_type`, which may not be a narrower integer than an operand:
@@ -76,8 +82,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         return out if preferred_element_type is None else \
             lax.convert_element_type(out, preferred_element_type)
     if av.ndim == 0 or bv.ndim == 0:    # JAX's outer dot_general, laid out as asked
-        return lax.dot_general(a, b, (((), ()), ((), ())), precision, preferred_element_type,
-                               out_sharding=out_sharding)
+        return lax.dot_general(a, b, (((), ()), ((), ())), precision,
+                               _pet(preferred_element_type, a), out_sharding=out_sharding)
     if bv.ndim == 1:
         contract = ((av.ndim - 1,), (0,))
     else:
@@ -88,7 +94,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
                          f"{bv.shape[contract[1][0]]} (dim {contract[1][0]})",
                          hint="the last axis of the first operand must match the "
                               "second-to-last axis of the second (or its only axis)")
-    return lax.dot_general(a, b, (contract, ((), ())), precision, preferred_element_type,
+    return lax.dot_general(a, b, (contract, ((), ())), precision, _pet(preferred_element_type, a),
                            out_sharding=out_sharding)
 
 
@@ -165,7 +171,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None,
     bd_b = tuple(kept_b.index(i) for i in shared)
     na, nb2 = len(kept_a) + 2, len(kept_b) + 2
     out = lax.dot_general(a2, b2, (((na - 1,), (nb2 - 2,)), (bd_a, bd_b)),
-                          precision, preferred_element_type, out_sharding=out_sharding)
+                          precision, _pet(preferred_element_type, a2), out_sharding=out_sharding)
     # out is [shared] + [free_a] + [M] + [free_b] + [N]: put the batch axes in order
     order = shared + free_a + ["M"] + free_b + ["N"]
     want = sorted(shared + free_a + free_b) + ["M", "N"]
@@ -235,7 +241,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
             a, b = (lax.convert_element_type(v, preferred_element_type) for v in (a, b))
         return multiply(a, b)
     return lax.dot_general(a, b, (((av.ndim - 1,), (bv.ndim - 1,)), ((), ())), precision,
-                           preferred_element_type=preferred_element_type)
+                           preferred_element_type=_pet(preferred_element_type, a))
 
 
 @_library_jit
@@ -291,8 +297,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
         # repeated axes: lax.dot_general's TypeError, as JAX
         ax_a = canonicalize_axes(ax_a, av.ndim, "tensordot", unique=False)
         ax_b = canonicalize_axes(ax_b, bv.ndim, "tensordot", unique=False)
-    return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision, preferred_element_type,
-                           out_sharding=out_sharding)
+    return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision,
+                           _pet(preferred_element_type, a), out_sharding=out_sharding)
 
 
 @_library_jit
@@ -502,7 +508,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
             laid = _permuted(layout, out, new_spec)
             layout = None
         if _dot_general is None:
-            res = lax.dot_general(cur, op, dims, precision, preferred_element_type,
+            res = lax.dot_general(cur, op, dims, precision, _pet(preferred_element_type, cur),
                                   out_sharding=laid)
         else:
             # (JAX gives the hook the operands' result type when none is asked for)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 
 import numpy as np
 
@@ -20,8 +21,8 @@ from ..errors import DTypeError
 from ..pyast import dtype_expr, lax_call, pyconst
 from .base import (ANY, NUMBER, REAL, as_operand, bcast_operand, binary_shape, binop, check_dtype,
                    defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
-                   match_scalars, numeric, sum_tangents, tangent_aval, unbcast_operand, unop,
-                   weak_const)
+                   match_scalars, numeric, shown_params, sum_tangents, tangent_aval,
+                   unbcast_operand, unop, weak_const)
 from .comparisons import eq, ge, lexicographic_minmax, minmax_values, ordered_gt, ordered_lt
 
 Zero = core.Zero
@@ -117,15 +118,16 @@ round_p = unop("round", lambda x, rounding_method=0: np.round(x) if rounding_met
 defzero(round_p)
 
 
-class RoundingMethod:
+class RoundingMethod(enum.IntEnum):
     """`lax.round`'s rounding of halves: away from zero (default) or to even."""
     AWAY_FROM_ZERO = 0
     TO_NEAREST_EVEN = 1
 
 
 def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
-    """x rounded to an integer value (halves by `rounding_method`)."""
-    return round_p.bind(x, rounding_method=int(rounding_method))
+    """x rounded to an integer value (halves by `rounding_method`); the equation's
+    `rounding_method` is the enum member, as JAX's."""
+    return round_p.bind(x, rounding_method=RoundingMethod(int(rounding_method)))
 
 
 def _abs_check(x):
@@ -326,9 +328,10 @@ def _mul_source(gen, eqn):
 
 
 _mul_infix = infix_source(ast.Mult, "arith")
-# `out_dtype` (a param only when given, as JAX prints it only then): the operands,
-# of any numeric dtypes, are converted to it and multiplied in it
+# `out_dtype` (None unless given; printed only then, as JAX's): the operands, of any
+# numeric dtypes, are converted to it and multiplied in it
 mul_p = binop("mul", np.multiply, "stablehlo.multiply", NUMBER, source=_mul_source)
+mul_p.pp_shown = shown_params(hidden_none=("out_dtype",))
 _mul_eval, _mul_impl, _mul_lower = mul_p.abstract_eval, mul_p.impl, mul_p.lowering
 
 
@@ -365,7 +368,7 @@ def mul(x, y, *, out_dtype=None):
     """x * y, elementwise; with `out_dtype`, the operands (which may then differ in
     dtype) are converted to it first and the product has that dtype, as JAX's."""
     if out_dtype is None:
-        return mul_p.bind(*match_scalars(x, y))
+        return mul_p.bind(*match_scalars(x, y), out_dtype=None)
     out_dtype = dtypes.canonicalize(dtypes.dtype(out_dtype))
     return mul_p.bind(as_operand(x), as_operand(y), out_dtype=out_dtype)
 

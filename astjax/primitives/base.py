@@ -91,11 +91,11 @@ def lowering_from(fn, multiple_results=False):
     return rule
 
 
-def shown_params(hidden=(), hidden_empty=()):
+def shown_params(hidden=(), hidden_empty=(), hidden_none=()):
     """A primitive's `pp_shown` (`ir.pp_eqn`: the params printed, where JAX's pp rule
-    hides some): without those in `hidden`, nor those in `hidden_empty` when empty."""
-    return lambda params: {k: v for k, v in params.items()
-                           if k not in hidden and not (k in hidden_empty and not v)}
+    hides some): without `hidden`, nor `hidden_empty` when empty, `hidden_none` when None."""
+    return lambda params: {k: v for k, v in params.items() if k not in hidden and not (
+        k in hidden_empty and not v) and not (k in hidden_none and v is None)}
 
 
 def mark_unsupported(p, kind, reason):
@@ -161,13 +161,12 @@ def _accuracy_source(name):
 def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None, source=None,
          check=None, accuracy=None):
     """A unary elementwise primitive: `out_dtype` maps the input dtype (default same).
-    Params of the primitive (e.g. `round`'s rounding_method) are passed on to
-    `np_fn` and to a callable `hlo`; `check(x_aval, **params)` may reject operands
-    first. Batching is `defvectorized`; printed source is `source`, by default
-    `lax.<name>(x)`. `accuracy`, a predicate of the operand's aval, makes the
-    primitive take lax's optional `accuracy` param (an AccuracyMode or Tolerance, left
-    out when None): the reference ignores it, a string `hlo` carries it as the op's
-    `result_accuracy` where the predicate holds, a callable `hlo` receives it."""
+    Params (e.g. `round`'s rounding_method) are passed on to `np_fn` and to a callable
+    `hlo`; `check(x_aval, **params)` may reject operands first. Batching is
+    `defvectorized`; printed source is `source`, by default `lax.<name>(x)`. `accuracy`,
+    a predicate of the operand's aval, makes the primitive take lax's `accuracy` param
+    (None: not printed, as JAX's; an AccuracyMode or Tolerance: the reference ignores it,
+    a string `hlo` carries it as `result_accuracy` where the predicate holds)."""
     p = core.new_primitive(name)
 
     def abstract_eval(x, **params):
@@ -195,6 +194,7 @@ def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None, source=No
     register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering,
              source=source or (_accuracy_source(name) if accuracy else lax_source(name)))
     defvectorized(p)
+    p.pp_shown = shown_params(hidden_none=("accuracy",)) if accuracy else None
     return p
 
 

@@ -113,7 +113,7 @@ def _out_layout(out_spec, batch, features, spatial):
 
 def _conv_ae(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
              dimension_numbers, feature_group_count, batch_group_count, precision=None,
-             preferred_element_type=None):
+             preferred_element_type=None, out_sharding=None):
     dn = dimension_numbers
     if lhs.dtype != rhs.dtype:
         raise DTypeError(f"conv_general_dilated needs operands of one dtype, got "
@@ -188,7 +188,7 @@ def _conv_reference(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dila
 
 def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision=None,
-                   preferred_element_type=None):
+                   preferred_element_type=None, out_sharding=None):
     dn = dimension_numbers
     nsp = len(dn.lhs_spec) - 2
 
@@ -281,7 +281,7 @@ def _spatial(dn, lhs_shape, rhs_shape, out_shape, window_strides, lhs_dilation,
 
 def _transpose_lhs(ct, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision=None,
-                   preferred_element_type=None):
+                   preferred_element_type=None, out_sharding=None):
     dn = dimension_numbers
     # batch groups become feature groups of the transposed convolution, whose output
     # features (B, C) are then moved back into the batch (B major)
@@ -316,7 +316,7 @@ def _transpose_lhs(ct, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, 
 
 def _transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision=None,
-                   preferred_element_type=None):
+                   preferred_element_type=None, out_sharding=None):
     dn = dimension_numbers
     pads = []
     for n, k, o, s, (lo, hi), ld, rd in _spatial(dn, _aval(lhs).shape, rhs_aval.shape,
@@ -340,7 +340,7 @@ def _transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, 
 
 
 def _conv_batch(args, dims, *, dimension_numbers, feature_group_count, batch_group_count,
-                **params):
+                out_sharding=None, **params):
     lhs, rhs = args
     ld, rd = dims
     dn = dimension_numbers
@@ -473,7 +473,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                 padding=padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
                 dimension_numbers=dn, feature_group_count=int(feature_group_count),
                 batch_group_count=int(batch_group_count),
-                precision=canonicalize_precision(precision), preferred_element_type=pet)
+                precision=canonicalize_precision(precision), preferred_element_type=pet,
+                out_sharding=None)   # (JAX's key; `ops`' wrapper lays a result out)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

@@ -120,8 +120,8 @@ _NO_OPERAND = lambda aval: False  # noqa: E731
 
 
 def _accuracy(name, accuracy):
-    """The `accuracy` param of lax.`name`'s equation: none for None."""
-    return {} if check_accuracy(accuracy, name) is None else {"accuracy": accuracy}
+    """The `accuracy` param of lax.`name`'s equation (None too, as JAX's)."""
+    return {"accuracy": check_accuracy(accuracy, name)}
 
 
 def _exp2_lowering(ctx, x, accuracy=None):

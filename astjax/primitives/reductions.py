@@ -48,9 +48,12 @@ def _reduce_source(gen, eqn):
 
 
 def _reduce(p):
-    """The `lax.<name>(x, axes)` wrapper of reducer `p`."""
+    """The `lax.<name>(x, axes)` wrapper of reducer `p` (JAX's params: `out_sharding`
+    only for reduce_sum)."""
+    extra = {"out_sharding": None} if p.name == "reduce_sum" else {}
+
     def f(x, axes):
-        return bind(p, x, axes=tuple(int(a) for a in axes), out_sharding=None)
+        return bind(p, x, axes=tuple(int(a) for a in axes), **extra)
     f.__name__ = p.name
     f.__doc__ = f"`lax.{p.name}`: reduce x over `axes`."
     return f
@@ -231,12 +234,10 @@ def _dot_ae(x, y, *, dimension_numbers, precision=None, preferred_element_type=N
         raise ShapeError(f"dot_general: shapes {x.shape} and {y.shape} do not match along "
                          f"contracting dimensions {list(lc)}/{list(rc)} (batch "
                          f"{list(lb)}/{list(rb)})")
-    if x.dtype != y.dtype and preferred_element_type is None:
-        raise DTypeError(f"dot_general needs one dtype, got {x.dtype} and {y.dtype}")
     batch = [x.shape[a] for a in lb]
     lfree = [d for i, d in enumerate(x.shape) if i not in lc and i not in lb]
     rfree = [d for i, d in enumerate(y.shape) if i not in rc and i not in rb]
-    dt = preferred_element_type or x.dtype
+    dt = _dot_dtype(x.dtype, y.dtype, preferred_element_type)
     if (preferred_element_type is not None and x.dtype == y.dtype and dt != x.dtype
             and not is_algorithm(precision) and not dtypes.issubdtype(x.dtype, np.floating)
             and _bit_width(dt) < _bit_width(x.dtype)):   # (JAX's check: XLA's MaybeUpcast)
@@ -244,6 +245,15 @@ def _dot_ae(x, y, *, dimension_numbers, precision=None, preferred_element_type=N
                          f"type, got preferred_element_type of {np.dtype(dt)} for result "
                          f"type of {x.dtype}.", hint="ask for a type at least as wide")
     return ShapedArray(batch + lfree + rfree, dt, x.weak_type and y.weak_type)
+
+
+def _dot_dtype(x_dtype, y_dtype, preferred_element_type):
+    """dot_general's result dtype: `preferred_element_type`, else (None, as `lax.dot` and
+    `lax.dot_general` leave it) the operands' promoted dtype, as JAX's dtype rule."""
+    if preferred_element_type is not None:
+        return np.dtype(preferred_element_type)
+    return x_dtype if x_dtype == y_dtype else dtypes.promote((x_dtype, False),
+                                                              (y_dtype, False))[0]
 
 
 def _bit_width(dt) -> int:
@@ -268,7 +278,7 @@ def _dot_impl(x, y, *, dimension_numbers, precision=None, preferred_element_type
     k = int(np.prod(xt.shape[nb + len(lfree):], dtype=np.int64))
     n = int(np.prod(yt.shape[nb + len(rc):], dtype=np.int64))
     acc = np.float64 if dtypes.is_float(x.dtype) else None
-    out_dtype = np.dtype(preferred_element_type or x.dtype)
+    out_dtype = result_dtype = _dot_dtype(x.dtype, y.dtype, preferred_element_type)
     if is_algorithm(precision):
         # round the operands to the algorithm's types, and the sum to its accumulator
         lt, rt, acc_t = compute_types(precision, x.dtype, y.dtype, out_dtype)
@@ -277,7 +287,7 @@ def _dot_impl(x, y, *, dimension_numbers, precision=None, preferred_element_type
     r = np.matmul(xt.reshape(bshape + (m, k)).astype(acc or x.dtype),
                   yt.reshape(bshape + (k, n)).astype(acc or y.dtype))
     out = r.reshape(bshape + xt.shape[nb:nb + len(lfree)] + yt.shape[nb + len(rc):])
-    return out.astype(out_dtype).astype(preferred_element_type or x.dtype)
+    return out.astype(out_dtype).astype(result_dtype)
 
 
 def _algorithm_attribute(ctx, algorithm, lhs_dtype, rhs_dtype):
@@ -439,6 +449,9 @@ def _dot_source(gen, eqn):
 
 register(dot_general_p, **bilinear(dot_general_p, _dot_transpose_lhs, _dot_transpose_rhs),
          batch=_dot_general_batch, source=_dot_source)
+# printed as JAX's pp rule: None params hidden, out_sharding implied by the result type
+dot_general_p.pp_shown = lambda params: {k: v for k, v in params.items()
+                                         if v is not None and k != "out_sharding"}
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
@@ -447,16 +460,13 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     `out_sharding` (a NamedSharding, or a PartitionSpec under `set_mesh`) lays the
     result out: in a partitioned program, and as its type on an Explicit mesh."""
     (lc, rc), (lb, rb) = dimension_numbers
-    out_dtype = (dtypes.canonicalize(preferred_element_type) if preferred_element_type is not None
-                 else _aval(lhs).dtype)
-    params = dict(dimension_numbers=dot_dims((lc, rc), (lb, rb)),
-                  preferred_element_type=out_dtype)
-    if out_sharding is not None:
-        params["out_sharding"] = out_layout(out_sharding, "dot_general")
-    precision = canonicalize_precision(precision)
-    if precision is not None:
-        params["precision"] = precision
-    return bind(dot_general_p, lhs, rhs, **params)
+    # JAX's params: all four keys always, None where the caller gave none
+    return bind(dot_general_p, lhs, rhs, dimension_numbers=dot_dims((lc, rc), (lb, rb)),
+                precision=canonicalize_precision(precision),
+                preferred_element_type=(None if preferred_element_type is None else
+                                        dtypes.canonicalize(preferred_element_type)),
+                out_sharding=(None if out_sharding is None else
+                              out_layout(out_sharding, "dot_general")))
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,

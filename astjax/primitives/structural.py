@@ -138,6 +138,7 @@ _convert_source.fuse = _convert_fuse
 register(convert_element_type_p, jvp=_convert_jvp, transpose=_convert_transpose,
          source=_convert_source)
 defvectorized(convert_element_type_p)
+convert_element_type_p.pp_shown = shown_params(("sharding",))   # (JAX's: implied by the type)
 
 
 # values a transformation may see that are not arrays of ours: an identity shortcut
@@ -175,7 +176,8 @@ def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_
         if weak_type:
             t.var = core.Literal(v[()], t.aval.update(weak_type=True))
         return t
-    return bind(convert_element_type_p, x, new_dtype=new_dtype, weak_type=bool(weak_type))
+    return bind(convert_element_type_p, x, new_dtype=new_dtype, weak_type=bool(weak_type),
+                sharding=None)
 
 
 # ---- broadcast_in_dim -------------------------------------------------------------
