@@ -154,3 +154,13 @@ def test_custom_interpreter(rewrite):
     out, = _eval_jaxpr(closed.jaxpr, closed.consts, _X, _K, _W, rewrite=rewrite)
     np.testing.assert_allclose(out, _model(_X, _K, _W), rtol=1e-6)
     np.testing.assert_allclose(out, JAX_MODEL, rtol=1e-5)
+
+
+def test_derivative_equations_keep_the_params():
+    """The JVP rules of reduce_max / reduce_prod re-bind them with JAX's params (no
+    out_sharding, which only reduce_sum has)."""
+    def f(x):
+        return jnp.max(x, axis=0).sum() + jnp.prod(x, axis=1).sum()
+    jaxpr = jax.make_jaxpr(jax.grad(f))(rec.M).jaxpr
+    reds = [e for e in jaxpr.eqns if e.primitive.name in ("reduce_max", "reduce_prod")]
+    assert reds and all("out_sharding" not in e.params for e in reds)

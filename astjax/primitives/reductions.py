@@ -130,7 +130,7 @@ def _reduce_chooser_jvp(p, arg):
         lax = lax_ops()
         x, = primals
         t, = tangents
-        out = bind(p, x, axes=axes, out_sharding=out_sharding)
+        out = bind(p, x, axes=axes)   # (JAX's reduce_max / reduce_min: no out_sharding)
         if is_zero(t):
             return out, core.Zero(_aval(out))
         shape = _aval(x).shape
@@ -184,7 +184,7 @@ def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
     rest = tuple(d for d in range(len(shape)) if d not in axes_)
     n = int(np.prod([shape[a] for a in axes_], dtype=np.int64))
     if is_zero(t) or n == 0:  # the empty product is the constant 1
-        out = bind(reduce_prod_p, x, axes=axes, out_sharding=out_sharding)
+        out = bind(reduce_prod_p, x, axes=axes)   # (JAX's reduce_prod: no out_sharding)
         return out, core.Zero(_aval(out))
     new = (n,) + tuple(shape[d] for d in rest)
     perm = axes_ + rest
