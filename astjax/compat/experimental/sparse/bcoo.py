@@ -77,17 +77,44 @@ def _props(data, indices, shape):
     return n_batch, n_sparse, n_dense, nse
 
 
+def _mapped_shape(data, indices, shape):
+    """`shape` with a batch axis dropped or inserted where the buffers' batch dimensions
+    say `vmap` mapped one (`shape` itself when they match it or are not arrays)."""
+    if not all(isinstance(getattr(b, "ndim", None), int) for b in (data, indices)):
+        return shape
+    if indices.ndim < 2:
+        raise _JAXValueError(
+            f"Cannot map an in_axis of a BCOO array with n_batch={indices.ndim - 1}: "
+            "in_axes for batched BCOO operations must correspond to a batch dimension.")
+    n_batch, n_sparse = indices.ndim - 2, indices.shape[-1]
+    old_batch = len(shape) - n_sparse - (data.ndim - 1 - n_batch)
+    if old_batch == n_batch or abs(old_batch - n_batch) != 1 or old_batch < 0:
+        return shape
+    seen = data.shape[:n_batch], indices.shape[:n_batch]
+    if n_batch < old_batch:   # mapped in: one of the batch axes is gone
+        candidates = [shape[:k] + shape[k + 1:] for k in range(old_batch)]
+    else:                     # mapped out: a new batch axis of the buffers' size
+        candidates = [shape[:k] + (max(s[k] for s in seen),) + shape[k:]
+                      for k in range(n_batch)]
+    fits = {c for c in candidates
+            if all(b in (1, t) for s in seen for b, t in zip(s, c[:n_batch]))}
+    if len(fits) != 1:
+        raise _JAXValueError(
+            f"BCOO buffers of batch shapes {seen[0]} (data) and {seen[1]} (indices) do not "
+            f"determine which batch axis of shape {shape} vmap mapped")
+    return fits.pop()
+
+
 def _validate(mat):
     """`_props` of a BCOO before an operation: its buffers may have been replaced through
-    the pytree (`vmap` maps `data` and `indices` without changing `shape`)."""
+    the pytree (`tree_map` of a function that changes their shapes)."""
     try:
         return _props(mat.data, mat.indices, mat.shape)
     except _JAXValueError as e:
         raise _JAXValueError(
             f"BCOO buffers do not match its shape: {e.message}",
-            hint="astjax's vmap maps a BCOO's data and indices as plain leaves, without "
-                 "dropping the mapped batch dimension from its shape (JAX's "
-                 "register_vmappable); map over the buffers and build the BCOO inside") from None
+            hint="a function mapped over a BCOO's leaves must keep the buffers' layout; "
+                 "build a new BCOO((data, indices), shape=...) instead") from None
 
 
 @_register_pytree_node_class
@@ -145,12 +172,16 @@ class BCOO(JAXSparse):
 
     @classmethod
     def tree_unflatten(cls, aux_data, children):
-        """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything)."""
+        """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything).
+        Array leaves with one batch dimension fewer or more than the shape (`vmap` maps a
+        batch axis of both buffers in or out) give the shape without / with that axis,
+        as JAX's vmappable BCOO."""
         obj = object.__new__(cls)
         obj.data, obj.indices = children
         if aux_data.keys() != {"shape", "indices_sorted", "unique_indices"}:
             raise _JAXValueError(f"BCOO.tree_unflatten: invalid {aux_data=}")
         obj.__dict__.update(aux_data)
+        obj.shape = _mapped_shape(obj.data, obj.indices, obj.shape)
         return obj
 
     @classmethod
