@@ -209,11 +209,7 @@ class BCOO(JAXSparse):
         """The array with its axes permuted (batch, sparse and dense axes each among
         themselves)."""
         perm = list(range(self.ndim)[::-1] if axes is None else axes)
-        out = bcoo_transpose(self, permutation=perm)
-        sparse_perm = [p - self.n_batch for p in perm[self.n_batch:self.n_batch + self.n_sparse]]
-        out.indices_sorted = self.indices_sorted and sparse_perm == list(range(self.n_sparse))
-        out.unique_indices = self.unique_indices
-        return out
+        return bcoo_transpose(self, permutation=perm)
 
     def sum(self, axis=None):
         """The sum over `axis` (all axes: a dense scalar, as JAX's sparsified `sum`)."""
@@ -374,7 +370,8 @@ def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
 
 def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
     """`mat` with axes permuted; batch, sparse and dense axes must each map among
-    themselves (JAX's `sparse.bcoo_transpose`)."""
+    themselves (JAX's `sparse.bcoo_transpose`: indices unique if `mat`'s were, not
+    marked sorted)."""
     _validate(mat)
     perm = tuple(operator.index(p) for p in permutation)
     if sorted(perm) != list(range(mat.ndim)):
@@ -391,7 +388,8 @@ def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
     indices = mat.indices.transpose(batch_perm + (nb, nb + 1))
     if ns:
         indices = indices[..., np.array(sparse_perm, dtype=np.int64)]
-    return BCOO((data, indices), shape=tuple(mat.shape[p] for p in perm))
+    return BCOO((data, indices), shape=tuple(mat.shape[p] for p in perm),
+                unique_indices=mat.unique_indices)
 
 
 def bcoo_reduce_sum(mat: BCOO, *, axes) -> BCOO:
