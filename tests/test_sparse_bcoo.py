@@ -119,6 +119,8 @@ def test_transpose_sum_and_products():
     T = S.T
     assert repr(T) == "BCOO(float32[3, 2], nse=3)" and not T.indices_sorted
     assert np.asarray(T.indices).tolist() == [[1, 0], [0, 1], [2, 1]]
+    assert S.transpose((0, 1)).indices_sorted and T.unique_indices
+    assert sparse.bcoo_transpose(S, permutation=(1, 0)).unique_indices   # (JAX's flags)
     B = sparse.BCOO.fromdense(A, n_batch=1)
     assert np.asarray(B.transpose((0, 2, 1)).indices[1]).tolist() == [
         [0, 0], [2, 0], [3, 0], [1, 1], [2, 1], [0, 2], [1, 2], [3, 2]]

@@ -209,7 +209,10 @@ class BCOO(JAXSparse):
         """The array with its axes permuted (batch, sparse and dense axes each among
         themselves)."""
         perm = list(range(self.ndim)[::-1] if axes is None else axes)
-        return bcoo_transpose(self, permutation=perm)
+        out = bcoo_transpose(self, permutation=perm)
+        sparse_perm = [p - self.n_batch for p in perm[self.n_batch:self.n_batch + self.n_sparse]]
+        out.indices_sorted = self.indices_sorted and sparse_perm == list(range(self.n_sparse))
+        return out
 
     def sum(self, axis=None):
         """The sum over `axis` (all axes: a dense scalar, as JAX's sparsified `sum`)."""
