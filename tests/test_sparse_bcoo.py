@@ -201,7 +201,7 @@ def test_buffers_changed_through_the_pytree_are_a_located_error_not_a_wrong_valu
 
 
 def test_unbuilt_names_are_absent():
-    for name in ("BCSR", "COO", "CSR"):
+    for name in ("COO", "CSR"):
         assert not hasattr(sparse, name)
 
 

@@ -86,11 +86,19 @@ def _mapped_shape(data, indices, shape):
         raise _JAXValueError(
             f"Cannot map an in_axis of a BCOO array with n_batch={indices.ndim - 1}: "
             "in_axes for batched BCOO operations must correspond to a batch dimension.")
-    n_batch, n_sparse = indices.ndim - 2, indices.shape[-1]
-    old_batch = len(shape) - n_sparse - (data.ndim - 1 - n_batch)
+    n_batch = indices.ndim - 2
+    return _mapped_batch_shape((data, indices), n_batch,
+                              indices.shape[-1] + data.ndim - 1 - n_batch, shape)
+
+
+def _mapped_batch_shape(buffers, n_batch, n_rest, shape):
+    """`shape` (its last `n_rest` axes sparse or dense) with one batch axis dropped or
+    inserted so that it has the `n_batch` batch axes the `buffers` have (a sparse
+    array's buffers mapped by `vmap`); `shape` itself when the counts agree."""
+    old_batch = len(shape) - n_rest
     if old_batch == n_batch or abs(old_batch - n_batch) != 1 or old_batch < 0:
         return shape
-    seen = data.shape[:n_batch], indices.shape[:n_batch]
+    seen = [b.shape[:n_batch] for b in buffers]
     if n_batch < old_batch:   # mapped in: one of the batch axes is gone
         candidates = [shape[:k] + shape[k + 1:] for k in range(old_batch)]
     else:                     # mapped out: a new batch axis of the buffers' size
@@ -100,8 +108,8 @@ def _mapped_shape(data, indices, shape):
             if all(b in (1, t) for s in seen for b, t in zip(s, c[:n_batch]))}
     if len(fits) != 1:
         raise _JAXValueError(
-            f"BCOO buffers of batch shapes {seen[0]} (data) and {seen[1]} (indices) do not "
-            f"determine which batch axis of shape {shape} vmap mapped")
+            f"sparse buffers of batch shapes {', '.join(map(str, seen))} do not determine "
+            f"which batch axis of shape {shape} vmap mapped")
     return fits.pop()
 
 
