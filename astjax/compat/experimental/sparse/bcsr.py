@@ -16,7 +16,8 @@ from astjax.errors import JAXValueError as _JAXValueError
 from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 from astjax.pytree_registry import register_pytree_node_class as _register_pytree_node_class
 
-from .bcoo import BCOO, JAXSparse
+from .bcoo import BCOO as _BCOO
+from .bcoo import JAXSparse
 from .bcoo import _mapped_batch_shape
 from .bcoo import bcoo_dot_general as _bcoo_dot_general
 from .bcoo import bcoo_fromdense as _bcoo_fromdense
@@ -130,7 +131,7 @@ class BCSR(JAXSparse):
                               n_batch=n_batch)
 
     @classmethod
-    def from_bcoo(cls, arr: BCOO) -> BCSR:
+    def from_bcoo(cls, arr: _BCOO) -> BCSR:
         """The BCSR array of a BCOO array with two sparse dimensions (sorted first
         unless marked sorted)."""
         if arr.n_sparse != 2:
@@ -155,7 +156,7 @@ class BCSR(JAXSparse):
         return cls((jnp.asarray(mat.data), jnp.asarray(mat.indices.astype(dtype)),
                     jnp.asarray(mat.indptr.astype(dtype))), shape=mat.shape)
 
-    def to_bcoo(self) -> BCOO:
+    def to_bcoo(self) -> _BCOO:
         """The equivalent BCOO array (row indices recovered from `indptr`; padding at
         row = the number of rows)."""
         batch = self.shape[:self.n_batch]
@@ -164,7 +165,7 @@ class BCSR(JAXSparse):
         rows = _rows
         for _ in range(self.n_batch):
             rows = _vmap(rows)
-        return BCOO((self.data, jnp.stack([rows(indices, indptr), indices], -1)),
+        return _BCOO((self.data, jnp.stack([rows(indices, indptr), indices], -1)),
                     shape=self.shape)
 
     def todense(self):
