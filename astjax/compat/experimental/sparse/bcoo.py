@@ -28,8 +28,8 @@ __all__ = ["BCOO", "JAXSparse", "bcoo_fromdense", "bcoo_todense", "bcoo_extract"
 
 
 class JAXSparse:
-    """Base class of the sparse array types (`BCOO` here): shape, size, `.T`,
-    `block_until_ready`."""
+    """Base class of the sparse array types (`BCOO`, `BCSR`): shape, size, dtype,
+    `.T`, `block_until_ready`, the repr."""
     __hash__ = None  # type: ignore[assignment]
 
     def __len__(self):
@@ -39,6 +39,19 @@ class JAXSparse:
     def size(self) -> int:
         """The number of elements of the dense array this represents."""
         return math.prod(self.shape)
+
+    @property
+    def dtype(self):
+        """The dtype of the data."""
+        return self.data.dtype
+
+    def __repr__(self):
+        extra = f", nse={self.nse}"
+        if self.n_batch:
+            extra += f", n_batch={self.n_batch}"
+        if self.n_dense:
+            extra += f", n_dense={self.n_dense}"
+        return f"{type(self).__name__}({self.dtype}{list(self.shape)}{extra})"
 
     @property
     def ndim(self) -> int:
@@ -145,11 +158,6 @@ class BCOO(JAXSparse):
         return self.indices.shape[-2]
 
     @property
-    def dtype(self):
-        """The dtype of the data."""
-        return self.data.dtype
-
-    @property
     def n_batch(self) -> int:
         """The number of leading batch dimensions."""
         return self.indices.ndim - 2
@@ -163,14 +171,6 @@ class BCOO(JAXSparse):
     def n_dense(self) -> int:
         """The number of trailing dense dimensions."""
         return self.data.ndim - 1 - self.n_batch
-
-    def __repr__(self):
-        extra = f", nse={self.nse}"
-        if self.n_batch:
-            extra += f", n_batch={self.n_batch}"
-        if self.n_dense:
-            extra += f", n_dense={self.n_dense}"
-        return f"BCOO({self.dtype}{list(self.shape)}{extra})"
 
     def tree_flatten(self):
         """Children `(data, indices)`; aux the shape and the index flags."""

@@ -71,11 +71,6 @@ class BCSR(JAXSparse):
         return self.indices.shape[-1]
 
     @property
-    def dtype(self):
-        """The dtype of the data."""
-        return self.data.dtype
-
-    @property
     def n_batch(self) -> int:
         """The number of leading batch dimensions."""
         return self.indices.ndim - 1
@@ -89,14 +84,6 @@ class BCSR(JAXSparse):
     def n_dense(self) -> int:
         """The number of trailing dense dimensions."""
         return self.data.ndim - self.indices.ndim
-
-    def __repr__(self):
-        extra = f", nse={self.nse}"
-        if self.n_batch:
-            extra += f", n_batch={self.n_batch}"
-        if self.n_dense:
-            extra += f", n_dense={self.n_dense}"
-        return f"BCSR({self.dtype}{list(self.shape)}{extra})"
 
     def tree_flatten(self):
         """Children `(data, indices, indptr)`; aux the shape and the index flags."""
