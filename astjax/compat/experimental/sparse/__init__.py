@@ -6,7 +6,7 @@ with BCOO arguments (`transform`). JAX's `COO` and `CSR` are not provided."""
 from .bcoo import (BCOO, JAXSparse, bcoo_extract, bcoo_fromdense,  # noqa: F401
                    bcoo_multiply_dense, bcoo_reduce_sum, bcoo_reshape,
                    bcoo_sort_indices, bcoo_sum_duplicates, bcoo_todense, bcoo_transpose,
-                   bcoo_dot_general)
+                   bcoo_dot_general, bcoo_concatenate)
 from .bcsr import BCSR, bcsr_dot_general, bcsr_fromdense, bcsr_todense  # noqa: F401
 from .api import empty, eye, todense  # noqa: F401
 from .transform import sparsify  # noqa: F401

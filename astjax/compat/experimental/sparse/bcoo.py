@@ -16,7 +16,10 @@ import numpy as np
 
 from astjax import numpy as jnp
 from astjax.errors import JAXTypeError as _JAXTypeError
+from astjax.api import ShapeDtypeStruct as _ShapeDtypeStruct
+from astjax.api import eval_shape as _eval_shape
 from astjax.errors import JAXValueError as _JAXValueError
+from astjax.errors import NotImplementedInAstjaxError as _NotImplementedInAstjax
 from astjax import lax
 from astjax.pytree_registry import register_pytree_node_class as _register_pytree_node_class
 
@@ -24,7 +27,8 @@ from ._bcoo_dot import sparse_lhs as _sparse_lhs
 
 __all__ = ["BCOO", "JAXSparse", "bcoo_fromdense", "bcoo_todense", "bcoo_extract",
            "bcoo_transpose", "bcoo_reduce_sum", "bcoo_multiply_dense", "bcoo_sort_indices",
-           "bcoo_sum_duplicates", "bcoo_eliminate_zeros", "bcoo_reshape", "bcoo_dot_general"]
+           "bcoo_sum_duplicates", "bcoo_eliminate_zeros", "bcoo_reshape", "bcoo_dot_general",
+           "bcoo_concatenate"]
 
 
 class JAXSparse:
@@ -547,6 +551,61 @@ def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None) -> BCOO:
     indices = _indices_at(key, key < size, new_sizes, mat.indices.dtype)
     return BCOO((mat.data, indices), shape=new_sizes, indices_sorted=mat.indices_sorted,
                 unique_indices=mat.unique_indices)
+
+
+def _with_nse(mat, nse):
+    """`mat` padded (zeros at out-of-range indices) or cut to `nse` entries."""
+    if nse <= mat.nse:
+        return BCOO((mat.data[(slice(None),) * mat.n_batch + (slice(nse),)],
+                     mat.indices[..., :nse, :]), shape=mat.shape)
+    pad = nse - mat.nse
+    fill = jnp.asarray(mat.shape[mat.n_batch:mat.n_batch + mat.n_sparse], mat.indices.dtype)
+    data = jnp.concatenate([mat.data, jnp.zeros(mat.data.shape[:mat.n_batch] + (pad,)
+                                                + mat.data.shape[mat.n_batch + 1:], mat.dtype)],
+                           mat.n_batch)
+    indices = jnp.concatenate([mat.indices, jnp.broadcast_to(
+        fill, mat.indices.shape[:mat.n_batch] + (pad, mat.n_sparse))], mat.n_batch)
+    return BCOO((data, indices), shape=mat.shape)
+
+
+def bcoo_concatenate(operands, *, dimension: int) -> BCOO:
+    """`lax.concatenate` of BCOO arrays along a batch or sparse `dimension` (JAX's
+    `sparse.bcoo_concatenate`): batch axes join buffers (nse padded to the largest),
+    sparse axes join entries with the index column offset."""
+    dimension = operator.index(dimension)
+    operands = list(operands)
+    if not operands or not all(isinstance(op, BCOO) for op in operands):
+        raise _JAXValueError("bcoo_concatenate: expected operands to be a sequence of BCOO "
+                             f"arrays. Got {operands}")
+    out_shape = _concatenated_shape(operands, dimension)
+    if len({op.n_dense for op in operands}) > 1:
+        raise _JAXValueError("bcoo_concatenate requires inputs to have matching nse dimensions.")
+    if len({op.n_batch for op in operands}) > 1:
+        raise _JAXValueError("bcoo_concatenate requires inputs to have matching batch dimensions.")
+    nb, ns = operands[0].n_batch, operands[0].n_sparse
+    drop = (lambda s: s[:dimension] + s[dimension + 1:]) if dimension < nb else (lambda s: s)
+    if (len({drop(op.indices.shape[:nb]) for op in operands}) != 1
+            or len({drop(op.data.shape[:nb]) for op in operands}) != 1):
+        raise _NotImplementedInAstjax("concatenation of arrays with broadcasted batch indices")
+    if dimension < nb:
+        nse = max(op.nse for op in operands)
+        operands = [_with_nse(op, nse) for op in operands]
+        return BCOO((jnp.concatenate([op.data for op in operands], dimension),
+                     jnp.concatenate([op.indices for op in operands], dimension)),
+                    shape=out_shape)
+    if dimension < nb + ns:
+        offsets = np.cumsum([0] + [op.shape[dimension] for op in operands[:-1]])
+        indices = [op.indices.at[..., dimension - nb].add(
+            np.asarray(off, op.indices.dtype)) for op, off in zip(operands, offsets)]
+        return BCOO((jnp.concatenate([op.data for op in operands], nb),
+                     jnp.concatenate(indices, nb)), shape=out_shape)
+    raise _NotImplementedInAstjax("Concatenation along dense dimensions.")
+
+
+def _concatenated_shape(operands, dimension):
+    """`lax.concatenate`'s result shape for the operands' shapes (its errors)."""
+    stand_ins = [_ShapeDtypeStruct(op.shape, op.dtype) for op in operands]
+    return _eval_shape(lambda *xs: lax.concatenate(xs, dimension), *stand_ins).shape
 
 
 # ------------------------------------------------------------ contractions with dense arrays
