@@ -1,10 +1,13 @@
 """`jax.experimental.sparse`: the `BCOO` (batched coordinate) sparse array and its
 operations, written with astjax's jnp / lax operations so that `jit`, `vmap` and `grad`
 through the stored data work by construction. astjax provides the BCOO core (below);
-JAX's other formats (`BCSR`, `COO`, `CSR`) and `sparsify` are not provided."""
+`BCSR` (batched CSR: conversions and `@` dense, `bcsr`); `sparsify` runs a function
+with BCOO arguments (`transform`). JAX's `COO` and `CSR` are not provided."""
 from .bcoo import (BCOO, JAXSparse, bcoo_extract, bcoo_fromdense,  # noqa: F401
                    bcoo_multiply_dense, bcoo_reduce_sum, bcoo_reshape,
                    bcoo_sort_indices, bcoo_sum_duplicates, bcoo_todense, bcoo_transpose,
-                   bcoo_dot_general)
+                   bcoo_dot_general, bcoo_concatenate)
+from .bcsr import BCSR, bcsr_dot_general, bcsr_fromdense, bcsr_todense  # noqa: F401
 from .api import empty, eye, todense  # noqa: F401
-from . import api, bcoo  # noqa: F401
+from .transform import sparsify  # noqa: F401
+from . import api, bcoo, bcsr, transform  # noqa: F401

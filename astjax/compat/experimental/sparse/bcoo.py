@@ -16,7 +16,10 @@ import numpy as np
 
 from astjax import numpy as jnp
 from astjax.errors import JAXTypeError as _JAXTypeError
+from astjax.api import ShapeDtypeStruct as _ShapeDtypeStruct
+from astjax.api import eval_shape as _eval_shape
 from astjax.errors import JAXValueError as _JAXValueError
+from astjax.errors import NotImplementedInAstjaxError as _NotImplementedInAstjax
 from astjax import lax
 from astjax.pytree_registry import register_pytree_node_class as _register_pytree_node_class
 
@@ -24,12 +27,13 @@ from ._bcoo_dot import sparse_lhs as _sparse_lhs
 
 __all__ = ["BCOO", "JAXSparse", "bcoo_fromdense", "bcoo_todense", "bcoo_extract",
            "bcoo_transpose", "bcoo_reduce_sum", "bcoo_multiply_dense", "bcoo_sort_indices",
-           "bcoo_sum_duplicates", "bcoo_eliminate_zeros", "bcoo_reshape", "bcoo_dot_general"]
+           "bcoo_sum_duplicates", "bcoo_eliminate_zeros", "bcoo_reshape", "bcoo_dot_general",
+           "bcoo_concatenate"]
 
 
 class JAXSparse:
-    """Base class of the sparse array types (`BCOO` here): shape, size, `.T`,
-    `block_until_ready`."""
+    """Base class of the sparse array types (`BCOO`, `BCSR`): shape, size, dtype,
+    `.T`, `block_until_ready`, the repr."""
     __hash__ = None  # type: ignore[assignment]
 
     def __len__(self):
@@ -39,6 +43,19 @@ class JAXSparse:
     def size(self) -> int:
         """The number of elements of the dense array this represents."""
         return math.prod(self.shape)
+
+    @property
+    def dtype(self):
+        """The dtype of the data."""
+        return self.data.dtype
+
+    def __repr__(self):
+        extra = f", nse={self.nse}"
+        if self.n_batch:
+            extra += f", n_batch={self.n_batch}"
+        if self.n_dense:
+            extra += f", n_dense={self.n_dense}"
+        return f"{type(self).__name__}({self.dtype}{list(self.shape)}{extra})"
 
     @property
     def ndim(self) -> int:
@@ -77,17 +94,52 @@ def _props(data, indices, shape):
     return n_batch, n_sparse, n_dense, nse
 
 
+def _mapped_shape(data, indices, shape):
+    """`shape` with a batch axis dropped or inserted where the buffers' batch dimensions
+    say `vmap` mapped one (`shape` itself when they match it or are not arrays)."""
+    if not all(isinstance(getattr(b, "ndim", None), int) for b in (data, indices)):
+        return shape
+    if indices.ndim < 2:
+        raise _JAXValueError(
+            f"Cannot map an in_axis of a BCOO array with n_batch={indices.ndim - 1}: "
+            "in_axes for batched BCOO operations must correspond to a batch dimension.")
+    n_batch = indices.ndim - 2
+    return _mapped_batch_shape((data, indices), n_batch,
+                              indices.shape[-1] + data.ndim - 1 - n_batch, shape)
+
+
+def _mapped_batch_shape(buffers, n_batch, n_rest, shape):
+    """`shape` (its last `n_rest` axes sparse or dense) with one batch axis dropped or
+    inserted so that it has the `n_batch` batch axes the `buffers` have (a sparse
+    array's buffers mapped by `vmap`); `shape` itself when the counts agree."""
+    old_batch = len(shape) - n_rest
+    if old_batch == n_batch or abs(old_batch - n_batch) != 1 or old_batch < 0:
+        return shape
+    seen = [b.shape[:n_batch] for b in buffers]
+    if n_batch < old_batch:   # mapped in: one of the batch axes is gone
+        candidates = [shape[:k] + shape[k + 1:] for k in range(old_batch)]
+    else:                     # mapped out: a new batch axis of the buffers' size
+        candidates = [shape[:k] + (max(s[k] for s in seen),) + shape[k:]
+                      for k in range(n_batch)]
+    fits = {c for c in candidates
+            if all(b in (1, t) for s in seen for b, t in zip(s, c[:n_batch]))}
+    if len(fits) != 1:
+        raise _JAXValueError(
+            f"sparse buffers of batch shapes {', '.join(map(str, seen))} do not determine "
+            f"which batch axis of shape {shape} vmap mapped")
+    return fits.pop()
+
+
 def _validate(mat):
     """`_props` of a BCOO before an operation: its buffers may have been replaced through
-    the pytree (`vmap` maps `data` and `indices` without changing `shape`)."""
+    the pytree (`tree_map` of a function that changes their shapes)."""
     try:
         return _props(mat.data, mat.indices, mat.shape)
     except _JAXValueError as e:
         raise _JAXValueError(
             f"BCOO buffers do not match its shape: {e.message}",
-            hint="astjax's vmap maps a BCOO's data and indices as plain leaves, without "
-                 "dropping the mapped batch dimension from its shape (JAX's "
-                 "register_vmappable); map over the buffers and build the BCOO inside") from None
+            hint="a function mapped over a BCOO's leaves must keep the buffers' layout; "
+                 "build a new BCOO((data, indices), shape=...) instead") from None
 
 
 @_register_pytree_node_class
@@ -110,11 +162,6 @@ class BCOO(JAXSparse):
         return self.indices.shape[-2]
 
     @property
-    def dtype(self):
-        """The dtype of the data."""
-        return self.data.dtype
-
-    @property
     def n_batch(self) -> int:
         """The number of leading batch dimensions."""
         return self.indices.ndim - 2
@@ -129,14 +176,6 @@ class BCOO(JAXSparse):
         """The number of trailing dense dimensions."""
         return self.data.ndim - 1 - self.n_batch
 
-    def __repr__(self):
-        extra = f", nse={self.nse}"
-        if self.n_batch:
-            extra += f", n_batch={self.n_batch}"
-        if self.n_dense:
-            extra += f", n_dense={self.n_dense}"
-        return f"BCOO({self.dtype}{list(self.shape)}{extra})"
-
     def tree_flatten(self):
         """Children `(data, indices)`; aux the shape and the index flags."""
         return (self.data, self.indices), {"shape": self.shape,
@@ -145,12 +184,16 @@ class BCOO(JAXSparse):
 
     @classmethod
     def tree_unflatten(cls, aux_data, children):
-        """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything)."""
+        """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything).
+        Array leaves with one batch dimension fewer or more than the shape (`vmap` maps a
+        batch axis of both buffers in or out) give the shape without / with that axis,
+        as JAX's vmappable BCOO."""
         obj = object.__new__(cls)
         obj.data, obj.indices = children
         if aux_data.keys() != {"shape", "indices_sorted", "unique_indices"}:
             raise _JAXValueError(f"BCOO.tree_unflatten: invalid {aux_data=}")
         obj.__dict__.update(aux_data)
+        obj.shape = _mapped_shape(obj.data, obj.indices, obj.shape)
         return obj
 
     @classmethod
@@ -181,7 +224,6 @@ class BCOO(JAXSparse):
         out = bcoo_transpose(self, permutation=perm)
         sparse_perm = [p - self.n_batch for p in perm[self.n_batch:self.n_batch + self.n_sparse]]
         out.indices_sorted = self.indices_sorted and sparse_perm == list(range(self.n_sparse))
-        out.unique_indices = self.unique_indices
         return out
 
     def sum(self, axis=None):
@@ -343,7 +385,8 @@ def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
 
 def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
     """`mat` with axes permuted; batch, sparse and dense axes must each map among
-    themselves (JAX's `sparse.bcoo_transpose`)."""
+    themselves (JAX's `sparse.bcoo_transpose`: indices unique if `mat`'s were, not
+    marked sorted)."""
     _validate(mat)
     perm = tuple(operator.index(p) for p in permutation)
     if sorted(perm) != list(range(mat.ndim)):
@@ -360,7 +403,8 @@ def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
     indices = mat.indices.transpose(batch_perm + (nb, nb + 1))
     if ns:
         indices = indices[..., np.array(sparse_perm, dtype=np.int64)]
-    return BCOO((data, indices), shape=tuple(mat.shape[p] for p in perm))
+    return BCOO((data, indices), shape=tuple(mat.shape[p] for p in perm),
+                unique_indices=mat.unique_indices)
 
 
 def bcoo_reduce_sum(mat: BCOO, *, axes) -> BCOO:
@@ -507,6 +551,61 @@ def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None) -> BCOO:
     indices = _indices_at(key, key < size, new_sizes, mat.indices.dtype)
     return BCOO((mat.data, indices), shape=new_sizes, indices_sorted=mat.indices_sorted,
                 unique_indices=mat.unique_indices)
+
+
+def _with_nse(mat, nse):
+    """`mat` padded (zeros at out-of-range indices) or cut to `nse` entries."""
+    if nse <= mat.nse:
+        return BCOO((mat.data[(slice(None),) * mat.n_batch + (slice(nse),)],
+                     mat.indices[..., :nse, :]), shape=mat.shape)
+    pad = nse - mat.nse
+    fill = jnp.asarray(mat.shape[mat.n_batch:mat.n_batch + mat.n_sparse], mat.indices.dtype)
+    data = jnp.concatenate([mat.data, jnp.zeros(mat.data.shape[:mat.n_batch] + (pad,)
+                                                + mat.data.shape[mat.n_batch + 1:], mat.dtype)],
+                           mat.n_batch)
+    indices = jnp.concatenate([mat.indices, jnp.broadcast_to(
+        fill, mat.indices.shape[:mat.n_batch] + (pad, mat.n_sparse))], mat.n_batch)
+    return BCOO((data, indices), shape=mat.shape)
+
+
+def bcoo_concatenate(operands, *, dimension: int) -> BCOO:
+    """`lax.concatenate` of BCOO arrays along a batch or sparse `dimension` (JAX's
+    `sparse.bcoo_concatenate`): batch axes join buffers (nse padded to the largest),
+    sparse axes join entries with the index column offset."""
+    dimension = operator.index(dimension)
+    operands = list(operands)
+    if not operands or not all(isinstance(op, BCOO) for op in operands):
+        raise _JAXValueError("bcoo_concatenate: expected operands to be a sequence of BCOO "
+                             f"arrays. Got {operands}")
+    out_shape = _concatenated_shape(operands, dimension)
+    if len({op.n_dense for op in operands}) > 1:
+        raise _JAXValueError("bcoo_concatenate requires inputs to have matching nse dimensions.")
+    if len({op.n_batch for op in operands}) > 1:
+        raise _JAXValueError("bcoo_concatenate requires inputs to have matching batch dimensions.")
+    nb, ns = operands[0].n_batch, operands[0].n_sparse
+    drop = (lambda s: s[:dimension] + s[dimension + 1:]) if dimension < nb else (lambda s: s)
+    if (len({drop(op.indices.shape[:nb]) for op in operands}) != 1
+            or len({drop(op.data.shape[:nb]) for op in operands}) != 1):
+        raise _NotImplementedInAstjax("concatenation of arrays with broadcasted batch indices")
+    if dimension < nb:
+        nse = max(op.nse for op in operands)
+        operands = [_with_nse(op, nse) for op in operands]
+        return BCOO((jnp.concatenate([op.data for op in operands], dimension),
+                     jnp.concatenate([op.indices for op in operands], dimension)),
+                    shape=out_shape)
+    if dimension < nb + ns:
+        offsets = np.cumsum([0] + [op.shape[dimension] for op in operands[:-1]])
+        indices = [op.indices.at[..., dimension - nb].add(
+            np.asarray(off, op.indices.dtype)) for op, off in zip(operands, offsets)]
+        return BCOO((jnp.concatenate([op.data for op in operands], nb),
+                     jnp.concatenate(indices, nb)), shape=out_shape)
+    raise _NotImplementedInAstjax("Concatenation along dense dimensions.")
+
+
+def _concatenated_shape(operands, dimension):
+    """`lax.concatenate`'s result shape for the operands' shapes (its errors)."""
+    stand_ins = [_ShapeDtypeStruct(op.shape, op.dtype) for op in operands]
+    return _eval_shape(lambda *xs: lax.concatenate(xs, dimension), *stand_ins).shape
 
 
 # ------------------------------------------------------------ contractions with dense arrays

@@ -1,0 +1,216 @@
+"""`jax.experimental.sparse.transform`: `sparsify(f)`, which runs `f` with `BCOO`
+arguments by staging it on their dense stand-ins and evaluating the resulting jaxpr
+with a sparse rule for every equation that reads a sparse value (JAX's interpreter:
+equations on dense values only are bound as they are).
+
+What JAX's rules refuse is refused here with JAX's error class and words
+(`NotImplementedError`): an operation whose result would be dense (`cos`, `exp`,
+comparisons, ...), `sparse + scalar`, `sparse - dense`, division by a sparse array."""
+from __future__ import annotations
+
+import functools
+
+from astjax import api as _api
+from astjax import core as _core
+from astjax import numpy as _jnp
+from astjax import tree_util as _tree_util
+from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
+
+from .bcoo import BCOO
+from .bcoo import JAXSparse as _JAXSparse
+from .bcoo import bcoo_dot_general as _bcoo_dot_general
+from .bcoo import bcoo_multiply_dense as _bcoo_multiply_dense
+from .bcoo import bcoo_reduce_sum as _bcoo_reduce_sum
+from .bcoo import bcoo_sum_duplicates as _bcoo_sum_duplicates
+from .bcoo import bcoo_transpose as _bcoo_transpose
+
+__all__ = ["sparsify"]
+
+# elementwise primitives with f(0) == 0: applied to the stored data only; the linear
+# ones commute with summing duplicate indices, the others need unique indices first
+_LINEAR_UNARY = {"conj", "copy", "imag", "neg", "real"}
+_UNARY = {"abs", "asin", "asinh", "atan", "atanh", "bessel_i1e", "expm1", "log1p", "sign",
+          "sin", "sinh", "sqrt", "square", "tan", "tanh", "convert_element_type"}
+# primitives whose result on a sparse operand is dense: refused, as JAX refuses them
+_DENSIFYING = {"acos", "acosh", "bessel_i0e", "cos", "cosh", "eq", "exp", "ge", "gt", "le",
+               "lt", "log", "ne", "xor"}
+
+
+def _unimplemented(prim):
+    if prim.name in _DENSIFYING:
+        raise _NotImplemented(
+            f"sparse rule for {prim.name} is not implemented because it would result in "
+            "dense output. If this is your intent, use sparse.todense() to convert your "
+            "arguments to dense matrices.")
+    raise _NotImplemented(f"sparse rule for {prim.name} is not implemented.")
+
+
+def _with_data(mat, data, **flags):
+    """A BCOO of `mat`'s indices (the same reference: see `_same_indices`) and `data`."""
+    flags = {"indices_sorted": mat.indices_sorted, "unique_indices": mat.unique_indices,
+             **flags}
+    out = BCOO((data, mat.indices), shape=mat.shape, **flags)
+    out._indices_ref = getattr(mat, "_indices_ref", None)
+    return out
+
+
+def _same_indices(x, y):
+    """Whether `x` and `y` hold one index buffer by construction (JAX's `indices_ref`:
+    each argument of the sparsified function has its own, even if it is one array)."""
+    return (x.indices is y.indices
+            and getattr(x, "_indices_ref", None) is getattr(y, "_indices_ref", None))
+
+
+def _unique(mat):
+    """`mat` with duplicate indices summed (nse kept) unless known unique."""
+    return mat if mat.unique_indices else _bcoo_sum_duplicates(mat, nse=mat.nse)
+
+
+def _unary(prim, linear):
+    def rule(x, **params):
+        x = x if linear else _unique(x)
+        return _with_data(x, _core.bind(prim, x.data, **params))
+    return rule
+
+
+def _add(x, y):
+    if isinstance(x, BCOO) and isinstance(y, BCOO):
+        if x.shape != y.shape:
+            raise _NotImplemented("Addition between sparse matrices of different shapes.")
+        if _same_indices(x, y):
+            return _with_data(x, x.data + y.data)
+        if x.indices.ndim != y.indices.ndim or x.data.ndim != y.data.ndim:
+            raise _NotImplemented(
+                "Addition between sparse matrices with different batch/dense dimensions.")
+        axis = x.indices.ndim - 2
+        return BCOO((_jnp.concatenate([x.data, y.data], axis),
+                     _jnp.concatenate([x.indices, y.indices], axis)), shape=x.shape)
+    sp, dense = (x, y) if isinstance(x, BCOO) else (y, x)
+    dense = _jnp.asarray(dense)
+    if dense.shape != _jnp.broadcast_shapes(sp.shape, dense.shape):
+        raise _NotImplemented(
+            "Addition between a sparse array X and a dense array Y is not implemented when "
+            "the output shape is larger than Y.shape. This is to prevent silent "
+            "densification of a large sparse array. If this is your intent, you can "
+            "explicitly cast the sparse array to a dense matrix.")
+    return sp.todense() + dense
+
+
+def _sub(x, y):
+    if isinstance(x, BCOO) and isinstance(y, BCOO):
+        return _add(x, _with_data(y, -y.data))
+    raise _NotImplemented("Subtraction between sparse and dense array.")
+
+
+def _mul(x, y):
+    if isinstance(x, BCOO) and isinstance(y, BCOO):
+        if _same_indices(x, y) and x.unique_indices:
+            return _with_data(x, x.data * y.data, unique_indices=True)
+        raise _NotImplemented(
+            "sparsify: the product of two sparse arrays with different indices "
+            "(JAX's bcoo_multiply_sparse) is not provided by astjax")
+    sp, dense = (x, y) if isinstance(x, BCOO) else (y, x)
+    return _with_data(sp, _bcoo_multiply_dense(sp, dense))
+
+
+def _div(x, y):
+    if isinstance(y, BCOO):
+        raise _NotImplemented(
+            "Division by a sparse array is not implemented because it would result in "
+            "dense output. If this is your intent, use sparse.todense() to convert your "
+            "arguments to a dense array.")
+    return _with_data(x, _bcoo_multiply_dense(x, 1. / _jnp.asarray(y)))
+
+
+def _reduce_sum(x, *, axes, out_sharding=None):
+    del out_sharding
+    out = _bcoo_reduce_sum(x, axes=axes)
+    return out.data.sum() if out.shape == () else out
+
+
+def _transpose(x, *, permutation):
+    return _bcoo_transpose(x, permutation=tuple(permutation))
+
+
+def _dot_general(lhs, rhs, *, dimension_numbers, precision=None,
+                 preferred_element_type=None, out_sharding=None):
+    return _bcoo_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
+                            precision=precision, preferred_element_type=preferred_element_type,
+                            out_sharding=out_sharding)
+
+
+def _integer_pow(x, *, y):
+    if y <= 0:
+        raise _NotImplemented(
+            f"sparse rule for integer_pow with non-positive exponent {y} is not implemented "
+            "because it would result in dense output. If this is your intent, use "
+            "sparse.todense() to convert your argument to a dense array.")
+    x = _unique(x)
+    return _with_data(x, x.data ** y)
+
+
+_RULES = {"add": _add, "sub": _sub, "mul": _mul, "div": _div, "reduce_sum": _reduce_sum,
+          "transpose": _transpose, "dot_general": _dot_general, "integer_pow": _integer_pow}
+
+
+def _sparse_rule(prim):
+    if prim.name in _RULES:
+        return _RULES[prim.name]
+    if prim.name in _UNARY or prim.name in _LINEAR_UNARY:
+        return _unary(prim, prim.name in _LINEAR_UNARY)
+    if prim.name in ("jit", "closed_call", "pjit"):
+        return functools.partial(_inner_call, prim)
+    _unimplemented(prim)
+
+
+def _inner_call(prim, *args, **params):
+    """An inner `jit` (or closed call): its jaxpr evaluated with the sparse rules."""
+    jaxpr = params.get("jaxpr", params.get("call_jaxpr"))
+    if jaxpr is None:
+        _unimplemented(prim)
+    consts = getattr(jaxpr, "consts", ())
+    return _eval_sparse(getattr(jaxpr, "jaxpr", jaxpr), consts, args)
+
+
+def _interpret(eqn, ins):
+    if not any(isinstance(x, _JAXSparse) for x in ins):
+        return _core.bind(eqn.primitive, *ins, **eqn.params)
+    with _core.source_info_context(eqn.source_info):
+        return _sparse_rule(eqn.primitive)(*ins, **eqn.params)
+
+
+def _eval_sparse(jaxpr, consts, args):
+    return _core.eval_reference(jaxpr, consts, *args, interpret_eqn=_interpret)
+
+
+def _own_indices(mat):
+    out = _with_data(mat, mat.data)
+    out._indices_ref = object()
+    return out
+
+
+def _is_sparse(x):
+    return isinstance(x, _JAXSparse)
+
+
+def sparsify(f, use_tracer: bool = False):
+    """`f` made to accept `BCOO` arrays in place of dense ones (JAX's
+    `sparse.sparsify`): operations on sparse values give sparse results where JAX's
+    do (`@` with a dense operand gives a dense one), and raise JAX's
+    `NotImplementedError` where a result would be dense. `use_tracer` is accepted
+    and has no effect (one implementation, JAX's interpreter)."""
+    del use_tracer
+
+    @functools.wraps(f)
+    def wrapped(*args, **params):
+        leaves, tree = _tree_util.tree_flatten(args, is_leaf=_is_sparse)
+        leaves = [_own_indices(x) if _is_sparse(x) else x for x in leaves]
+        stand_ins = [_api.ShapeDtypeStruct(x.shape, x.dtype) if _is_sparse(x) else x
+                     for x in leaves]
+        closed, out_shape = _api.make_jaxpr(
+            lambda *a: f(*a, **params), return_shape=True)(
+                *_tree_util.tree_unflatten(tree, stand_ins))
+        outs = _eval_sparse(closed.jaxpr, closed.consts, leaves)
+        return _tree_util.tree_unflatten(_tree_util.tree_structure(out_shape), outs)
+    return wrapped
+

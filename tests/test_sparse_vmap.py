@@ -1,0 +1,105 @@
+"""`vmap`, `jit` and `grad` over `jax.experimental.sparse.BCOO` arguments and results:
+a BCOO is mapped along one of its batch dimensions (JAX's vmappable BCOO), its shape
+losing or gaining that axis. Expected layouts and values are real JAX 0.10.2's (the
+same programs run with `import jax`); dense NumPy gives the same numbers."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.compat.experimental import sparse
+from astjax.errors import AstjaxError
+
+RNG = np.random.RandomState(0)
+X = (RNG.rand(3, 4, 5) * (RNG.rand(3, 4, 5) < 0.4)).astype(np.float32)
+A = jnp.arange(24.).reshape(2, 3, 4) % 3 - 1
+
+
+def close(got, want, tol=1e-5):
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=tol, atol=tol)
+
+
+def test_vmap_maps_a_batch_axis_in_and_out():
+    B = sparse.BCOO.fromdense(A, n_batch=1)
+    close(astjax.vmap(lambda s: s @ jnp.ones(4))(B), [[-1., 0., 1.], [-1., 0., 1.]])
+    assert astjax.vmap(lambda s: s.todense())(B).shape == (2, 3, 4)
+    s0 = astjax.vmap(lambda s: s.sum(0))(B)
+    assert repr(s0) == "BCOO(float32[2, 4], nse=8, n_batch=1)"
+    assert np.asarray(s0.indices[1, :, 0]).tolist() == [0, 2, 3, 1, 2, 0, 1, 3]
+    close(s0.todense(), np.asarray(A).sum(1))
+    doubled = astjax.vmap(lambda s: s * 2.)(B)
+    assert repr(doubled) == "BCOO(float32[2, 3, 4], nse=8, n_batch=1)"
+    assert doubled.indices_sorted and doubled.unique_indices
+    close(doubled.todense(), A * 2)
+    made = astjax.vmap(lambda x: sparse.BCOO.fromdense(x, nse=8))(A)
+    assert repr(made) == "BCOO(float32[2, 3, 4], nse=8, n_batch=1)"
+    assert made.indices_sorted and made.unique_indices
+    assert np.asarray(made.indices).tolist() == np.asarray(B.indices).tolist()
+
+
+def test_vmap_over_an_inner_batch_axis_and_nested():
+    B2 = sparse.BCOO.fromdense(A, n_batch=2)
+    assert repr(B2) == "BCOO(float32[2, 3, 4], nse=3, n_batch=2)"
+    assert astjax.vmap(lambda s: s.todense(), in_axes=1)(B2).shape == (3, 2, 4)
+    close(astjax.vmap(lambda s: s.todense(), in_axes=1)(B2), np.asarray(A).transpose(1, 0, 2))
+    same = astjax.vmap(lambda s: s, in_axes=1, out_axes=1)(B2)
+    assert repr(same) == "BCOO(float32[2, 3, 4], nse=3, n_batch=2)"
+    close(same.todense(), A)
+    nested = astjax.vmap(astjax.vmap(lambda s: s.todense() @ jnp.arange(4.)))(B2)
+    close(nested, np.asarray(A) @ np.arange(4.))
+
+
+def test_vmap_under_jit_and_jit_under_vmap():
+    B = sparse.BCOO.fromdense(X, n_batch=1)
+    assert B.nse == 12
+    got = astjax.jit(astjax.vmap(lambda s, w: s.T @ w))(B, jnp.ones((3, 4)))
+    close(got, X.sum(1))
+    close(got[0, :2], [1.281837, 0.7354077])   # (JAX's)
+    close(astjax.vmap(astjax.jit(lambda s: s.sum(0).todense()))(B), X.sum(1))
+
+
+def test_mapping_a_non_batch_axis_raises_jax_value_error():
+    for f in (lambda s: s.todense(), lambda s: s @ jnp.ones(4)):
+        with pytest.raises(ValueError, match="must correspond to a batch dimension") as e:
+            astjax.vmap(f)(sparse.BCOO.fromdense(A))
+        assert isinstance(e.value, AstjaxError)
+
+
+def test_grad_through_vmap_matches_jax_and_finite_differences():
+    B = sparse.BCOO.fromdense(X, n_batch=1)
+    v = jnp.arange(5.)
+
+    def f(d):
+        return (astjax.vmap(lambda s: s @ v)(sparse.BCOO((d, B.indices), shape=B.shape)) ** 2).sum()
+    g = astjax.grad(f)(B.data)
+    close(g[0, :4], [0., 8.088916, 24.266747, 32.355663], 1e-4)   # (JAX's)
+    close(astjax.jit(astjax.grad(f))(B.data), g, 1e-4)
+    d0 = np.asarray(B.data, np.float64)
+    eps = 1e-3
+    for i, j in [(0, 1), (1, 3), (2, 0), (2, 5)]:
+        e = np.zeros_like(d0)
+        e[i, j] = eps
+        fd = (float(f(jnp.asarray(d0 + e, jnp.float32))) - float(f(jnp.asarray(d0 - e, jnp.float32)))) / (2 * eps)
+        close(g[i, j], fd, 2e-2)
+
+    def h(x):
+        return astjax.vmap(lambda m: sparse.BCOO.fromdense(m, nse=12) @ v)(x).sum()
+    close(astjax.grad(h)(X), np.where(X != 0, np.arange(5.), 0.))
+
+
+def test_bcoo_is_a_pytree_for_tree_map_and_optimizer_updates():
+    B = sparse.BCOO.fromdense(X, n_batch=1)
+    scaled = astjax.tree_util.tree_map(
+        lambda x: x * 3 if jnp.issubdtype(x.dtype, jnp.floating) else x, B)
+    assert isinstance(scaled, sparse.BCOO) and scaled.shape == B.shape
+    close(scaled.todense(), X * 3)
+    assert astjax.tree_util.tree_structure(B) == astjax.tree_util.tree_structure(scaled)
+    shapes = astjax.tree_util.tree_map(lambda x: x.shape, B)
+    assert (shapes.data, shapes.indices) == ((3, 12), (3, 12, 2))
+    # an optimizer-style step on data only: indices ride along unchanged
+    params = {"w": B}
+    grads = astjax.grad(lambda p: (p["w"] @ jnp.ones(5)).sum(), allow_int=True)(params)
+    new = astjax.tree_util.tree_map(
+        lambda p, g: p - 0.1 * g if jnp.issubdtype(p.dtype, jnp.floating) else p,
+        params, grads)
+    close(new["w"].data, np.where(np.asarray(B.indices[..., 0]) < 4, B.data - 0.1, B.data))
