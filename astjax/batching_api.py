@@ -29,6 +29,8 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
 from .staging import (StagedCallable, as_callable, leaf_labels, mapped_leaves, stage_flat,
                       wrapped_signature)
 from .transforms import batching  # noqa: F401  (registers the batch rules)
+from .transforms.batching import is_vmappable as _is_vmappable, vmappables
+from .primitives.slicing import index_in_dim as _index_in_dim
 from .primitives.state import Ref, ref_get, ref_set
 from .primitives.vma import staging_inputs
 from .codegen import compile_cache
@@ -55,8 +57,9 @@ def _check_axes_spec(spec, what):
                 loc=caller_location())
 
 
-def _broadcast_prefix(prefix, tree, what, loc):
-    """One axis per leaf of `tree`, from `prefix` (a pytree prefix of `tree`)."""
+def _broadcast_prefix(prefix, tree, what, loc, is_leaf=None):
+    """One axis per leaf of `tree` (leaves as `is_leaf` says), from `prefix` (a pytree
+    prefix of `tree`)."""
     pdef = tree_util.tree_structure(prefix, is_leaf=_is_axis_leaf)
     paxes = tree_util.tree_leaves(prefix, is_leaf=_is_axis_leaf)
     try:
@@ -70,8 +73,79 @@ def _broadcast_prefix(prefix, tree, what, loc):
             loc=loc) from None
     out = []
     for ax, sub in zip(paxes, subtrees):
-        out.extend([ax] * len(tree_util.tree_leaves(sub)))
+        out.extend([ax] * len(tree_util.tree_leaves(sub, is_leaf=is_leaf)))
     return out
+
+
+# -- vmappable types (JAX's `batching.register_vmappable`) -----------------------------
+
+class _Mapped:
+    """An array of a vmappable value with the axis `vmap` maps it along: `x` the batched
+    array, `axis` its mapped axis (None: not mapped), `i` its position among the flat
+    results on the way out; `shape` / `ndim` / `dtype` are the per-example array's (a
+    `from_elt` reads them). Not a pytree node: a leaf wherever it goes."""
+    __slots__ = ("x", "axis", "i")
+
+    def __init__(self, x, axis, i=-1):
+        self.x, self.axis, self.i = x, axis, i
+
+    @property
+    def shape(self):
+        shape = core.get_aval(self.x).shape
+        return shape if self.axis is None else shape[:self.axis] + shape[self.axis + 1:]
+
+    ndim = property(lambda self: len(self.shape))
+    dtype = property(lambda self: core.get_aval(self.x).dtype)
+
+
+def _elt(v, axis, axis_size):
+    """The per-example value of the vmappable `v` mapped along `axis`, its arrays
+    `_Mapped`. Its `to_elt` runs on staged stand-ins (its constructors check the
+    per-example arrays as JAX's do on tracers): `cont(x, axis)` is `x` indexed at 0
+    along `axis`, and each array of the result is traced back to the `x` it came from."""
+    leaves, tree = tree_util.tree_flatten(v)
+    came_from, found = {}, []
+
+    def body(*xs):
+        where = {id(x): k for k, x in enumerate(xs)}
+
+        def cont(x, ax):
+            if id(x) not in where:
+                raise TypeError(f"vmap: the to_elt rule of {type(v).__name__} mapped an "
+                                f"array that is not one of its value's leaves")
+            y = _index_in_dim(x, 0, ax, keepdims=False)
+            came_from[id(y)] = (where[id(x)], ax)
+            return y
+        elt = vmappables[type(v)][0](cont, axis_size, tree_util.tree_unflatten(tree, xs), axis)
+        ys, elt_tree = tree_util.tree_flatten(elt)
+        found[:] = [elt_tree, [came_from.get(id(y)) for y in ys]]
+        return ys
+
+    core.stage(body, [core.get_aval(x) for x in leaves])
+    elt_tree, picked = found
+    if None in picked:
+        raise TypeError(f"vmap: the to_elt rule of {type(v).__name__} made arrays other than "
+                        f"those its `cont` returned")
+    return tree_util.tree_unflatten(elt_tree, [_Mapped(leaves[k], ax) for k, ax in picked])
+
+
+def _vmappable_elts(args, in_axes, axis_size, loc):
+    """`args` with each vmappable value replaced by its per-example value, whose arrays
+    are `_Mapped` (the batched array and its axis); `args` itself when there is none."""
+    flat, tree = tree_util.tree_flatten(tuple(args), is_leaf=_is_vmappable)
+    if not any(map(_is_vmappable, flat)):
+        return args
+    if isinstance(in_axes, tuple):
+        dims = _broadcast_prefix(in_axes, tuple(args), "in_axes", loc, is_leaf=_is_vmappable)
+    else:
+        dims = [in_axes] * len(flat)
+    if axis_size is None:   # (JAX's: read from the mapped values' shapes, these included)
+        sizes = [np.shape(v)[d] for v, d in zip(flat, dims)
+                 if d is not None and -len(np.shape(v)) <= d < len(np.shape(v))]
+        axis_size = sizes[0] if sizes else None
+    flat = [_elt(v, d, axis_size) if _is_vmappable(v) and d is not None else v
+            for v, d in zip(flat, dims)]
+    return tree_util.tree_unflatten(tree, flat)
 
 
 def _axis_size(axis_size, mapped_sizes, loc):
@@ -224,7 +298,15 @@ class BatchedFunction(StagedCallable):
     def _stage(self, args, kwargs):
         loc = caller_location()
         check_signature(self.fun, args, kwargs, "vmap")
+        if vmappables:   # (their arrays come back `_Mapped`, each with its own axis)
+            args = _vmappable_elts(args, self.in_axes, self.axis_size, loc)
         dims = self._in_dims(args, kwargs, loc)
+        if vmappables:
+            dims = [x.axis if isinstance(x, _Mapped) else d
+                    for x, d in zip(tree_util.tree_leaves((tuple(args), kwargs)), dims)]
+            args, kwargs = tree_util.tree_map(
+                lambda x: x.x if isinstance(x, _Mapped) else x, (tuple(args), kwargs),
+                is_leaf=lambda x: isinstance(x, _Mapped))
         # a negative axis of a key array counts its key axes, not the key data's
         dims = [d + x.ndim if d is not None and d < 0 and _is_key(x) else d
                 for d, x in zip(dims, tree_util.tree_leaves((tuple(args), kwargs)))]
@@ -279,12 +361,10 @@ class BatchedFunction(StagedCallable):
         for i, x, d in zip(sorted(refs), outs[k:], out_dims[k:]):   # final values stored back
             ref_set(refs[i], ..., batching.matchaxis(x, d, norm_dims[i], size))
         outs, out_dims = outs[:k], out_dims[:k]
-        out_axes = _broadcast_prefix(self.out_axes, tree_util.tree_unflatten(out_tree, outs),
-                                     "out_axes", loc)
         out_keys = [_is_key(x) for x in tree_util.tree_leaves(
             tree_util.tree_unflatten(out_tree, outs))]
-        results = []
-        for i, (x, d, want, key) in enumerate(zip(outs, out_dims, out_axes, out_keys)):
+
+        def finish(i, x, d, want):   # one flat result, its mapped axis moved to `want`
             if want is None:
                 if d is not None and i >= len(outs) - self._hi_leaves(out_tree):
                     raise HiBatchingError(
@@ -298,20 +378,46 @@ class BatchedFunction(StagedCallable):
                         f"at vmap out_axes{path}, got axis spec None but output was "
                         f"batched on axis {d}",
                         hint="use out_axes=0 for outputs that depend on mapped inputs", loc=loc)
-                results.append(x)
-                continue
+                return x
             nd = core.get_aval(x).ndim + (d is None)
-            if key and want is not None and want < 0:
+            if out_keys[i] and want < 0:
                 want += nd - 1  # the key-data axis stays last
             if not -nd <= want < nd:
                 raise ArgumentValueError(f"vmap out_axes={want} is out of bounds for an output of "
                                          f"rank {nd}", hint=f"use an axis in [-{nd}, {nd - 1}]",
                                          loc=loc)
-            results.append(batching.matchaxis(x, d, want % nd, size) if d is not None
-                           else broadcast_mapped(x, want % nd, size, axis))
-        out = tree_util.tree_unflatten(out_tree, results)
+            return (batching.matchaxis(x, d, want % nd, size) if d is not None
+                    else broadcast_mapped(x, want % nd, size, axis))
+
+        if vmappables:
+            out = self._vmappable_outs(out_tree, outs, out_dims, finish, size, loc)
+        else:
+            out_axes = _broadcast_prefix(self.out_axes, tree_util.tree_unflatten(out_tree, outs),
+                                         "out_axes", loc)
+            out = tree_util.tree_unflatten(out_tree, [
+                finish(i, *r) for i, r in enumerate(zip(outs, out_dims, out_axes))])
         return passed.put_back(out) if passed is not self.fun else out
 
+
+    def _vmappable_outs(self, out_tree, outs, out_dims, finish, size, loc):
+        """The results, vmappable values among them made batched by their `from_elt`
+        (their out_axes entry is the axis they get, checked by it)."""
+        tree = tree_util.tree_unflatten(out_tree, [
+            _Mapped(x, d, i) for i, (x, d) in enumerate(zip(outs, out_dims))])
+        is_leaf = lambda v: _is_vmappable(v) or isinstance(v, _Mapped)   # noqa: E731
+        flat, top = tree_util.tree_flatten(tree, is_leaf=is_leaf)
+        out_axes = _broadcast_prefix(self.out_axes, tree, "out_axes", loc, is_leaf=is_leaf)
+        done = []
+        for v, want in zip(flat, out_axes):
+            if isinstance(v, _Mapped):
+                done.append(finish(v.i, v.x, v.axis, want))
+            elif want is None:
+                done.append(tree_util.tree_map(lambda m, w=want: finish(m.i, m.x, m.axis, w),
+                                               v, is_leaf=lambda m: isinstance(m, _Mapped)))
+            else:
+                done.append(vmappables[type(v)][1](
+                    lambda _size, m, ax: finish(m.i, m.x, m.axis, ax), size, v, want))
+        return tree_util.tree_unflatten(top, done)
 
     _hi_states = 0   # (a `_stage_carrying` wrapper: its results end with these states)
 

@@ -106,7 +106,7 @@ def test_vmap_over_a_bcsr():
         with pytest.raises(ValueError) as e:
             astjax.vmap(lambda s: s.todense())(sparse.BCSR.fromdense(M, nse=nse))
         assert isinstance(e.value, AstjaxError)
-    with pytest.raises(ValueError, match="must correspond to a batch dimension"):
+    with pytest.raises(ValueError, match="must correspond to a batched dimension"):
         astjax.vmap(lambda s: s.todense())(sparse.BCSR.fromdense(M, nse=5))
 
 

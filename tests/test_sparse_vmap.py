@@ -103,3 +103,57 @@ def test_bcoo_is_a_pytree_for_tree_map_and_optimizer_updates():
         lambda p, g: p - 0.1 * g if jnp.issubdtype(p.dtype, jnp.floating) else p,
         params, grads)
     close(new["w"].data, np.where(np.asarray(B.indices[..., 0]) < 4, B.data - 0.1, B.data))
+
+
+def test_an_out_axis_beyond_the_batch_axes_is_jaxs_value_error():
+    # (it was a BCOO whose shape was guessed from its buffers: float32[8, 3, 4], wrong)
+    A = np.arange(24.).reshape(2, 3, 4) * (np.arange(24).reshape(2, 3, 4) % 3 == 0)
+    B = sparse.BCOO.fromdense(A, n_batch=1)
+    with pytest.raises(ValueError, match="cannot add out_axis=1 for BCOO array with n_batch=0"):
+        astjax.vmap(lambda s: s, out_axes=1)(B)
+    same = astjax.vmap(lambda s: s, out_axes=0)(B)
+    assert repr(same) == "BCOO(float32[2, 3, 4], nse=4, n_batch=1)"
+    np.testing.assert_array_equal(same.todense(), A)
+
+
+def test_a_tree_map_keeps_a_bcoos_shape_as_jax():
+    # a BCOO's shape is its aux data: replacing its buffers does not change it
+    B = sparse.BCOO.fromdense(np.eye(3, dtype=np.float32), n_batch=1)
+    C = astjax.tree_util.tree_map(lambda x: x[None], B)
+    assert C.shape == (3, 3) and C.data.shape == (1, 3, 1)
+
+
+class _Pair:
+    """A user type vmap maps as a whole: a value and a count, the count not mapped."""
+
+    def __init__(self, value, count):
+        self.value, self.count = value, count
+
+    shape = property(lambda self: self.value.shape)
+
+
+astjax.tree_util.register_pytree_node(
+    _Pair, lambda p: ((p.value,), p.count), lambda count, kids: _Pair(kids[0], count))
+
+
+def test_register_vmappable_maps_a_user_type_with_its_rules():
+    from astjax.interpreters import batching
+    seen = []
+
+    def to_elt(cont, size, val, axis):
+        seen.append(("in", size, axis))
+        return _Pair(cont(val.value, axis), val.count)
+
+    def from_elt(cont, size, elt, axis):
+        seen.append(("out", size, axis))
+        return _Pair(cont(size, elt.value, axis), elt.count + 1)
+
+    batching.register_vmappable(_Pair, int, int, to_elt, from_elt, None)
+    try:
+        p = _Pair(jnp.arange(6.).reshape(2, 3), 7)
+        out = astjax.vmap(lambda q: _Pair(q.value * 2, q.count), in_axes=1, out_axes=1)(p)
+        assert out.count == 8
+        np.testing.assert_array_equal(out.value, np.arange(6.).reshape(2, 3) * 2)
+        assert seen == [("in", 3, 1), ("out", 3, 1)]
+    finally:
+        batching.unregister_vmappable(_Pair)

@@ -24,6 +24,7 @@ are unmapped (`psum` of an unmapped x is `x * axis_size`, `axis_index` is an iot
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 
 import numpy as np
 
@@ -157,3 +158,31 @@ tx = types.SimpleNamespace(batch_jaxpr=batch_jaxpr, batch_subjaxpr=batch_subjaxp
                            mapped_outputs=mapped_outputs)
 
 
+# -- vmappable types (JAX's `batching.register_vmappable`) -----------------------------
+
+vmappables: dict[type, tuple[Callable, Callable]] = {}
+"""Types `vmap` maps as a whole: {type: (to_elt, from_elt)}. `to_elt(cont, axis_size, val,
+axis)` is the per-example value of `val` mapped along `axis`, its arrays made by
+`cont(x, axis)`; `from_elt(cont, axis_size, elt, axis)` the batched value of the
+per-example `elt` with the mapped axis at `axis`, its arrays made by
+`cont(axis_size, x, axis)` (sparse `BCOO`: the axis is one of its batch axes)."""
+
+
+def register_vmappable(data_type, spec_type, axis_size_type, to_elt, from_elt, make_iota):
+    """Have `vmap` map values of `data_type` with `to_elt` / `from_elt` (see
+    `vmappables`); only int axis specs and sizes (`spec_type`, `axis_size_type`) are
+    supported, as JAX's vmap passes them, and `make_iota` is not used."""
+    if spec_type is not int or axis_size_type is not int:
+        raise TypeError(f"register_vmappable: only int axis specs and sizes are supported, "
+                        f"got {spec_type!r}, {axis_size_type!r}")
+    vmappables[data_type] = (to_elt, from_elt)
+
+
+def unregister_vmappable(data_type):
+    """Undo `register_vmappable(data_type, ...)`."""
+    del vmappables[data_type]
+
+
+def is_vmappable(x):
+    """Whether `vmap` maps `x` as a whole (its type was registered)."""
+    return type(x) in vmappables

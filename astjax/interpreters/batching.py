@@ -14,11 +14,13 @@ from __future__ import annotations
 import dataclasses
 
 from .. import core, lax
+from ..transforms.batching import register_vmappable, unregister_vmappable  # noqa: F401
 from ._views import RuleView
 
 __all__ = ["primitive_batchers", "axis_primitive_batchers", "fancy_primitive_batchers",
            "not_mapped", "AxisData",
-           "moveaxis", "bdim_at_front", "broadcast"]
+           "moveaxis", "bdim_at_front", "broadcast", "register_vmappable",
+           "unregister_vmappable"]
 
 not_mapped = None
 

@@ -23,6 +23,7 @@ from astjax.errors import NotImplementedInAstjaxError as _NotImplementedInAstjax
 from astjax import lax
 from astjax.pytree_registry import register_pytree_node_class as _register_pytree_node_class
 
+from astjax.transforms.batching import register_vmappable as _register_vmappable
 from ._bcoo_dot import sparse_lhs as _sparse_lhs
 
 __all__ = ["BCOO", "JAXSparse", "bcoo_fromdense", "bcoo_todense", "bcoo_extract",
@@ -94,42 +95,6 @@ def _props(data, indices, shape):
     return n_batch, n_sparse, n_dense, nse
 
 
-def _mapped_shape(data, indices, shape):
-    """`shape` with a batch axis dropped or inserted where the buffers' batch dimensions
-    say `vmap` mapped one (`shape` itself when they match it or are not arrays)."""
-    if not all(isinstance(getattr(b, "ndim", None), int) for b in (data, indices)):
-        return shape
-    if indices.ndim < 2:
-        raise _JAXValueError(
-            f"Cannot map an in_axis of a BCOO array with n_batch={indices.ndim - 1}: "
-            "in_axes for batched BCOO operations must correspond to a batch dimension.")
-    n_batch = indices.ndim - 2
-    return _mapped_batch_shape((data, indices), n_batch,
-                              indices.shape[-1] + data.ndim - 1 - n_batch, shape)
-
-
-def _mapped_batch_shape(buffers, n_batch, n_rest, shape):
-    """`shape` (its last `n_rest` axes sparse or dense) with one batch axis dropped or
-    inserted so that it has the `n_batch` batch axes the `buffers` have (a sparse
-    array's buffers mapped by `vmap`); `shape` itself when the counts agree."""
-    old_batch = len(shape) - n_rest
-    if old_batch == n_batch or abs(old_batch - n_batch) != 1 or old_batch < 0:
-        return shape
-    seen = [b.shape[:n_batch] for b in buffers]
-    if n_batch < old_batch:   # mapped in: one of the batch axes is gone
-        candidates = [shape[:k] + shape[k + 1:] for k in range(old_batch)]
-    else:                     # mapped out: a new batch axis of the buffers' size
-        candidates = [shape[:k] + (max(s[k] for s in seen),) + shape[k:]
-                      for k in range(n_batch)]
-    fits = {c for c in candidates
-            if all(b in (1, t) for s in seen for b, t in zip(s, c[:n_batch]))}
-    if len(fits) != 1:
-        raise _JAXValueError(
-            f"sparse buffers of batch shapes {', '.join(map(str, seen))} do not determine "
-            f"which batch axis of shape {shape} vmap mapped")
-    return fits.pop()
-
-
 def _validate(mat):
     """`_props` of a BCOO before an operation: its buffers may have been replaced through
     the pytree (`tree_map` of a function that changes their shapes)."""
@@ -184,16 +149,13 @@ class BCOO(JAXSparse):
 
     @classmethod
     def tree_unflatten(cls, aux_data, children):
-        """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything).
-        Array leaves with one batch dimension fewer or more than the shape (`vmap` maps a
-        batch axis of both buffers in or out) give the shape without / with that axis,
-        as JAX's vmappable BCOO."""
+        """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything;
+        `vmap` maps a BCOO as a whole, see `_to_elt` / `_from_elt`)."""
         obj = object.__new__(cls)
         obj.data, obj.indices = children
         if aux_data.keys() != {"shape", "indices_sorted", "unique_indices"}:
             raise _JAXValueError(f"BCOO.tree_unflatten: invalid {aux_data=}")
         obj.__dict__.update(aux_data)
-        obj.shape = _mapped_shape(obj.data, obj.indices, obj.shape)
         return obj
 
     @classmethod
@@ -669,3 +631,32 @@ def _matmul(a, b):
     # (..., m, n) @ (n, k) or (n,)
     out = bcoo_dot_general(dense, sp, dimension_numbers=(((dense.ndim - 1,), (0,)), ((), ())))
     return out
+
+
+# -- vmap: a BCOO is mapped along one of its batch axes (JAX's vmappable BCOO) ----------
+
+def _to_elt(cont, _size, val, axis):
+    if axis is None:
+        return val
+    if not 0 <= axis < val.n_batch:
+        raise _JAXValueError(
+            f"Cannot map in_axis={axis} for BCOO array with n_batch={val.n_batch}. in_axes "
+            "for batched BCOO operations must correspond to a batch dimension.")
+    return BCOO((cont(val.data, axis), cont(val.indices, axis)),
+                shape=val.shape[:axis] + val.shape[axis + 1:],
+                indices_sorted=val.indices_sorted, unique_indices=val.unique_indices)
+
+
+def _from_elt(cont, size, elt, axis):
+    if axis is None:
+        return elt
+    if not 0 <= axis <= elt.n_batch:
+        raise _JAXValueError(
+            f"BCOO: cannot add out_axis={axis} for BCOO array with n_batch={elt.n_batch}. "
+            "BCOO batch axes must be a contiguous block of leading dimensions.")
+    return BCOO((cont(size, elt.data, axis), cont(size, elt.indices, axis)),
+                shape=elt.shape[:axis] + (size,) + elt.shape[axis:],
+                indices_sorted=elt.indices_sorted, unique_indices=elt.unique_indices)
+
+
+_register_vmappable(BCOO, int, int, _to_elt, _from_elt, None)

@@ -18,7 +18,7 @@ from astjax.pytree_registry import register_pytree_node_class as _register_pytre
 
 from .bcoo import BCOO as _BCOO
 from .bcoo import JAXSparse
-from .bcoo import _mapped_batch_shape
+from astjax.transforms.batching import register_vmappable as _register_vmappable
 from .bcoo import bcoo_dot_general as _bcoo_dot_general
 from .bcoo import bcoo_fromdense as _bcoo_fromdense
 
@@ -94,20 +94,12 @@ class BCSR(JAXSparse):
     @classmethod
     def tree_unflatten(cls, aux_data, children):
         """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything;
-        buffers with one batch axis fewer or more: `vmap` mapped one, as for BCOO)."""
+        `vmap` maps a BCSR as a whole, see `_to_elt` / `_from_elt`)."""
         obj = object.__new__(cls)
         obj.data, obj.indices, obj.indptr = children
         if aux_data.keys() != {"shape", "indices_sorted", "unique_indices"}:
             raise _JAXValueError(f"BCSR.tree_unflatten: invalid {aux_data=}")
         obj.__dict__.update(aux_data)
-        if all(isinstance(getattr(b, "ndim", None), int) for b in children):
-            if obj.indices.ndim < 1:
-                raise _JAXValueError(
-                    "Cannot map an in_axis of a BCSR array with n_batch=0: in_axes for "
-                    "batched BCSR operations must correspond to a batch dimension.")
-            obj.shape = _mapped_batch_shape(
-                children, obj.indices.ndim - 1, 2 + obj.data.ndim - obj.indices.ndim,
-                obj.shape)
         return obj
 
     @classmethod
@@ -222,3 +214,31 @@ def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
                              out_sharding=out_sharding)
 
 
+
+
+# -- vmap: a BCSR is mapped along one of its batch axes (JAX's vmappable BCSR) ----------
+
+def _to_elt(cont, _size, val, axis):
+    if axis is None:
+        return val
+    if not 0 <= axis < val.n_batch:
+        raise _JAXValueError(
+            f"Cannot map in_axis={axis} for BCSR array with n_batch={val.n_batch}. in_axes "
+            "for batched BCSR operations must correspond to a batched dimension.")
+    return BCSR((cont(val.data, axis), cont(val.indices, axis), cont(val.indptr, axis)),
+                shape=val.shape[:axis] + val.shape[axis + 1:])
+
+
+def _from_elt(cont, size, elt, axis):
+    if axis is None:
+        return elt
+    if not 0 <= axis <= elt.n_batch:
+        raise _JAXValueError(
+            f"BCSR: cannot add out_axis={axis} for BCSR array with n_batch={elt.n_batch}. "
+            "BCSR batch axes must be a contiguous block of leading dimensions.")
+    return BCSR((cont(size, elt.data, axis), cont(size, elt.indices, axis),
+                 cont(size, elt.indptr, axis)),
+                shape=elt.shape[:axis] + (size,) + elt.shape[axis:])
+
+
+_register_vmappable(BCSR, int, int, _to_elt, _from_elt, None)

@@ -102,7 +102,9 @@ def _sub(x, y):
     raise _NotImplemented("Subtraction between sparse and dense array.")
 
 
-def _mul(x, y):
+def _mul(x, y, out_dtype=None):
+    if out_dtype is not None:   # (lax.mul's mixed-precision result type)
+        raise _NotImplemented("sparsify: mul with an out_dtype")
     if isinstance(x, BCOO) and isinstance(y, BCOO):
         if _same_indices(x, y) and x.unique_indices:
             return _with_data(x, x.data * y.data, unique_indices=True)
