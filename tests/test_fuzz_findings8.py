@@ -1,0 +1,87 @@
+"""Findings of the twentieth session's program fuzzer seeds and bad-input cases, each
+pinned with plain Python's (so JAX's) answer or error class written out: no JAX needed
+to run them."""
+import sys
+
+import numpy as np
+import pytest
+
+import astjax
+from astjax.errors import AstjaxError
+
+
+def _closure_reads_before_assignment(x):
+    def g():
+        return y + x
+    z = g()
+    y = x
+    return z
+
+
+def _closure_in_lambda(x):
+    g = lambda: y * x  # noqa: E731
+    z = g()
+    y = x
+    return z
+
+
+def _comprehension_reads_cell(x):
+    def g():
+        return y
+    zs = [y for _ in range(2)]
+    y = x
+    return g() + zs[0]
+
+
+def _own_read_before_assignment(x):
+    def g():
+        return y
+    w = y  # noqa: F841 -- unbound: the closure's cell is not bound yet
+    y = x
+    return g() + x
+
+
+def _bound_before_call(x):
+    def g():
+        return y * 2
+    y = x + 1
+    return g()
+
+
+def _located(e):
+    assert isinstance(e.value, AstjaxError)
+    text = str(e.value)
+    assert "test_fuzz_findings8.py:" in text and "^" in text and "hint:" in text, text
+
+
+@pytest.mark.parametrize("fn", [_closure_reads_before_assignment, _closure_in_lambda])
+def test_free_variable_read_unbound_is_name_error(fn):
+    # Python: NameError "cannot access free variable 'y' where it is not associated
+    # with a value in enclosing scope" -- not an UnboundLocalError
+    with pytest.raises(NameError, match="cannot access free variable 'y' where it is not "
+                       "associated with a value in enclosing scope") as e:
+        astjax.jit(fn)(np.float32(1))
+    assert not isinstance(e.value, UnboundLocalError)
+    _located(e)
+
+
+def test_comprehension_read_of_unbound_cell():
+    # before 3.12 the comprehension is its own scope: the free-variable NameError;
+    # from 3.12 it is inlined: the local-variable UnboundLocalError
+    with pytest.raises(NameError) as e:
+        astjax.jit(_comprehension_reads_cell)(np.float32(1))
+    assert isinstance(e.value, UnboundLocalError) == (sys.version_info >= (3, 12))
+    _located(e)
+
+
+def test_own_read_of_unbound_cell_is_unbound_local_error():
+    # was a silent 2.0: the cell's placeholder flowed into `w` unchecked
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 'y' where "
+                       "it is not associated with a value") as e:
+        astjax.jit(_own_read_before_assignment)(np.float32(1))
+    _located(e)
+
+
+def test_closure_called_after_binding_still_runs():
+    assert float(astjax.jit(_bound_before_call)(np.float32(1))) == 4.0
+    assert float(astjax.grad(_bound_before_call)(np.float32(1))) == 2.0
