@@ -41,6 +41,16 @@ def _own_read_before_assignment(x):
     return g() + x
 
 
+def _nonlocal_augmented_before_binding(x):
+    def g():
+        nonlocal y
+        y += x
+        return y
+    r = g()
+    y = x
+    return r
+
+
 def _bound_before_call(x):
     def g():
         return y * 2
@@ -54,7 +64,8 @@ def _located(e):
     assert "test_fuzz_findings8.py:" in text and "^" in text and "hint:" in text, text
 
 
-@pytest.mark.parametrize("fn", [_closure_reads_before_assignment, _closure_in_lambda])
+@pytest.mark.parametrize("fn", [_closure_reads_before_assignment, _closure_in_lambda,
+                                _nonlocal_augmented_before_binding])
 def test_free_variable_read_unbound_is_name_error(fn):
     # Python: NameError "cannot access free variable 'y' where it is not associated
     # with a value in enclosing scope" -- not an UnboundLocalError

@@ -251,7 +251,8 @@ _OPS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==
 
 class _CellReads(astbridge.Transformer):
     """Rewrites each read `_function` marked (`ag_cell_read`) to `ag__.cell(x, 'x',
-    free)`, which raises Python's error for an unbound cell."""
+    free)`, which raises Python's error for an unbound cell (an `x += v` gets the check
+    as a statement before it)."""
 
     def visit_Name(self, node):
         free = node.__dict__.pop("ag_cell_read", None)
@@ -259,6 +260,14 @@ class _CellReads(astbridge.Transformer):
             return node
         return locate(replace_expr("ag__.cell(x, name, free)", x=node, name=_const(node.id),
                                    free=_const(free)), node)
+
+    def visit_AugAssign(self, node):
+        free = node.__dict__.pop("ag_cell_read", None)
+        if free is None:
+            return self.generic_visit(node)
+        t = node.target.id
+        return locate(replace("ag__.cell(x, name, free)", x=t, name=_const(t),
+                              free=_const(free)), node) + [self.generic_visit(node)]
 
 
 class ControlFlowConverter(astbridge.Transformer):

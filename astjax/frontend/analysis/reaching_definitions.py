@@ -151,7 +151,8 @@ _COMPREHENSIONS = ((gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorEx
 
 def cell_reads(fn, cells) -> list:
     """The reads of `fn`'s closure cells `cells` (names nested functions share with it)
-    that may run before the cell is bound -> [(Name node, free)]: in `fn`'s own scope
+    that may run before the cell is bound -> [(Name or AugAssign node, free)]: in `fn`'s
+    own scope
     where a path reaches the read without binding the name (`free` False), and in a
     nested function, lambda or comprehension written where that holds (`free` True:
     it may run then). Needs `resolve(fn)`'s annotations."""
@@ -166,6 +167,10 @@ def cell_reads(fn, cells) -> list:
                     and definitely is not None and n.id not in definitely):
                 out.append((n, free))
             continue
+        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            t = n.target.id   # `x += v` reads x first: the statement is the read
+            if t in cells and t not in shadow and definitely is not None and t not in definitely:
+                out.append((n, free))
         if isinstance(n, (gast.FunctionDef, gast.Lambda)):
             a = n.args
             here = list(a.defaults) + [d for d in a.kw_defaults if d is not None]
