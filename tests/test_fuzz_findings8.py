@@ -96,3 +96,17 @@ def test_own_read_of_unbound_cell_is_unbound_local_error():
 def test_closure_called_after_binding_still_runs():
     assert float(astjax.jit(_bound_before_call)(np.float32(1))) == 4.0
     assert float(astjax.grad(_bound_before_call)(np.float32(1))) == 2.0
+
+
+def test_constructs5_is_off_by_default():
+    # a family on by default would change every documented seed range's programs
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fuzz.gen import DEFAULT_OFF, generate
+    from fuzz.gen_constructs5 import CONSTRUCTS5
+    assert set(CONSTRUCTS5) <= set(DEFAULT_OFF)
+    marks = ("*rest", ":= ", "for k", "def g")   # a construct of the family in the text
+    plain = [generate(seed).render("jax") for seed in range(30)]
+    assert not any("*rest" in t for t in plain)
+    enabled = [generate(seed, enabled=CONSTRUCTS5).render("jax") for seed in range(30)]
+    assert all(any(m in t for t in enabled) for m in marks)

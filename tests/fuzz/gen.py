@@ -23,6 +23,7 @@ from .gen_constructs import PRELUDE as CONSTRUCTS_PRELUDE
 from .gen_constructs2 import CONSTRUCTS2, PRELUDE2, Constructs2Mixin
 from .gen_constructs3 import CONSTRUCTS3, PRELUDE3, Constructs3Mixin
 from .gen_constructs4 import CONSTRUCTS4, PRELUDE4, Constructs4Mixin
+from .gen_constructs5 import CONSTRUCTS5, Constructs5Mixin
 from .nodes import Block, Line
 
 FEATURES = (
@@ -32,7 +33,7 @@ FEATURES = (
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
     "global_forms", "pystate", "pystate_staged", "pystate_hidden", "closures",
-) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4
+) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 + CONSTRUCTS5
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
 # constructs added after the documented seed ranges were run, so that those ranges
@@ -62,9 +63,12 @@ FEATURES = (
 # `nonlocal`, `named_scope`, filtered comprehensions into `sum` / `max`), and the fourth
 # (`gen_constructs4.CONSTRUCTS4`: `try`/`finally` around a `return`, a user class's methods
 # writing `self`, NamedTuple carries, `*args`/`**kwargs` helpers, nested `jit` helpers,
-# lambdas made in loops, guarded `match`, `jnp.where` masks)
+# lambdas made in loops, guarded `match`, `jnp.where` masks), and the fifth
+# (`gen_constructs5.CONSTRUCTS5`: closures reading names bound after the `def`,
+# generator expressions into `sum`/`any`, `:=` in comprehensions, starred targets)
 DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged",
-               "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4
+               "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 \
+    + CONSTRUCTS5
 
 
 def render_body(body, mode, indent):
@@ -182,7 +186,8 @@ class Env:
         return e
 
 
-class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4Mixin):
+class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4Mixin,
+                Constructs5Mixin):
     def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5, enabled=()):
         self.rng = random.Random(seed)
         self.seed = seed
@@ -309,12 +314,13 @@ class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4
                       "enum_zip", "container_loop", "closure_carry", "while_true",
                       "del_loop_tmp", "global_nonlocal", "scope_with",
                       "try_finally", "class_state", "nt_carry", "jit_helper", "lambda_loop",
-                      "match_guard"]
+                      "match_guard", "late_closure"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return", "comprehension", "star_unpack", "assert_del", "helper_kwonly",
                   "recursion", "lambda_default", "star_rows",
-                  "static_checks", "ifexp_args", "cond_comp", "varargs", "where_mask"]
+                  "static_checks", "ifexp_args", "cond_comp", "varargs", "where_mask",
+                  "genexp_reduce", "walrus_comp", "star_target"]
         kinds = [k for k in kinds if self.on.get(k.replace("assign_s", "assign"), True)]
         k = self.rng.choice(kinds)
         return getattr(self, "s_" + k)(env, depth)
