@@ -58,6 +58,25 @@ def _bound_before_call(x):
     return g()
 
 
+def _bound_on_an_earlier_trip(x):
+    for i in range(2):
+        if i == 1:
+            r = y * x  # noqa: F821 -- bound by trip 0
+        y = x + i
+    return r
+
+
+def _closure_reads_an_earlier_trip(x):
+    total = 0.0
+    for i in range(3):
+        def g():
+            return y * x
+        if i > 0:
+            total = total + g()
+        y = x + i
+    return total
+
+
 def _located(e):
     assert isinstance(e.value, AstjaxError)
     text = str(e.value)
@@ -96,6 +115,14 @@ def test_own_read_of_unbound_cell_is_unbound_local_error():
 def test_closure_called_after_binding_still_runs():
     assert float(astjax.jit(_bound_before_call)(np.float32(1))) == 4.0
     assert float(astjax.grad(_bound_before_call)(np.float32(1))) == 2.0
+
+
+@pytest.mark.parametrize("fn, want", [(_bound_on_an_earlier_trip, 4.0),
+                                      (_closure_reads_an_earlier_trip, 10.0)])
+def test_loop_reading_a_name_an_earlier_trip_binds(fn, want):
+    # the loop over a static range is a Python loop in JAX: trip 1 reads trip 0's `y`
+    # (was a located UnboundLocalError / NameError from the staged trial's one trace)
+    assert float(astjax.jit(fn)(np.float32(2))) == want
 
 
 def test_constructs5_is_off_by_default():
