@@ -3,7 +3,8 @@ of the same name; `run.py --enable constructs5` turns on all):
 
 - `late_closure`: a nested function (or lambda) reading a name `f` binds only after the
   `def` -- in a static or staged `if` taking either branch, or per trip of a loop --
-  called after the binding; sometimes it rebinds the name with `nonlocal`;
+  called after the binding (also on a later trip than the binding's); sometimes it
+  rebinds the name with `nonlocal`;
 - `genexp_reduce`: generator expressions consumed by `sum`, `max`, `any` and `all`,
   over static tuples, `range` and array shapes;
 - `walrus_comp`: `:=` inside a comprehension's element or filter, binding a name of
@@ -32,7 +33,7 @@ class Constructs5Mixin:
         if v is None:
             return None
         g, c, u, i = self.fresh("g"), self.fresh("c"), self.fresh("u"), self.fresh("i")
-        form = self.rng.choice(["plain", "lambda", "if", "loop", "nonlocal"])
+        form = self.rng.choice(["plain", "lambda", "if", "loop", "later_trip", "nonlocal"])
         if form == "lambda":
             fun = Line(f"{g} = lambda {u}: jnp.tanh({u} * {c}) + {c} * 0.1")
         elif form == "nonlocal":
@@ -48,6 +49,10 @@ class Constructs5Mixin:
             bind = [Block([[f"for {i} in range({self.rng.choice(['1', '2', '3', 'n'])}):",
                             [Line(f"{c} = {i} * 0.2 + {self.const()}"),
                              Line(f"{v} = {g}({v})")]]])]
+        elif form == "later_trip":   # trip i > 0 calls g, which reads trip i - 1's binding
+            bind = [Block([[f"for {i} in range({self.rng.choice(['2', '3'])}):",
+                            [Block([[f"if {i} > 0:", [Line(f"{v} = {g}({v})")]]]),
+                             Line(f"{c} = {i} * 0.3 + {self.sc_atom(env)} * 0.1")]]])]
         else:
             bind = [Line(f"{c} = {self.sc_atom(env)} * 0.3 + {self.const()}"),
                     Line(f"{v} = {g}({v})")]
