@@ -137,3 +137,19 @@ def test_constructs5_is_off_by_default():
     assert not any("*rest" in t for t in plain)
     enabled = [generate(seed, enabled=CONSTRUCTS5).render("jax") for seed in range(30)]
     assert all(any(m in t for t in enabled) for m in marks)
+
+
+def test_class_state_static_test_stays_static():
+    # fuzz seed 9500209 (constructs4): `class_state`'s static `if` around `o.v = ...`
+    # drew a staged `and` operand (`x.ndim == 1 and jnp.sum(x) > -0.4`), a program JAX
+    # rejects (a staged `if`); astjax's located error was counted as a crash
+    import re
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fuzz.gen import generate
+    from fuzz.gen_constructs4 import CONSTRUCTS4
+    static = re.compile(r"x\.shape\[0\] [>=]+ 2|len\(p\) == 2|x\.ndim [>=]= 1|and|or|not|[()\s]")
+    text = generate(9500209, enabled=CONSTRUCTS4).render("jax").splitlines()
+    tests = [a.strip()[3:-1] for a, b in zip(text, text[1:])
+             if a.strip().startswith("if ") and re.search(r"o\d+\.v = o\d+\.v \* 0\.5", b)]
+    assert tests and all(not static.sub("", t) for t in tests), tests

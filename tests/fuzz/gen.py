@@ -255,7 +255,11 @@ class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4
             return f"({self.arr_expr(env, 1)} if {self.test(env)} else {a})"
         return self.rng.choice(forms)
 
-    def test(self, env, staged=None):
+    def test(self, env, staged=None, strict=False):
+        """A test expression: staged or static (`staged`; None: either). With `strict`
+        a static test stays static all through (a `boolop` operand drawn staged is
+        replaced after its draws, so the random stream -- every other program -- is
+        unchanged)."""
         if staged is None:
             staged = not (self.on["if_static"] and self.rng.random() < 0.3) or not self.on["if_staged"]
         if not staged:
@@ -266,7 +270,10 @@ class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4
             t = self.rng.choice([f"{s} > {self.const()}", f"{s} < 0.0",
                                  f"jnp.sum({self.arr_atom(env)}) > {self.const()}"])
         if self.chance("boolop", 0.25):
-            other = self.test(env, staged=self.rng.random() < 0.7)
+            want = self.rng.random() < 0.7
+            other = self.test(env, staged=want, strict=strict)
+            if strict and not staged and want:
+                other = "x.ndim >= 1"
             op = self.rng.choice(["and", "or"])
             t = f"({t}) {op} ({other})"
         if self.chance("boolop", 0.1):
