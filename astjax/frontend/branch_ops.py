@@ -80,6 +80,22 @@ def defined(value):
     return value
 
 
+def cell(value, name, free):
+    """`ag__.cell(x, 'x', free)`: a read of closure cell `x` where it may be unbound
+    (the converter binds a captured name to `Undefined` on entry, so a nested function
+    shares its cell): Python's errors for an unbound cell, an UnboundLocalError read in
+    its own function and a NameError read from a nested one (`free`)."""
+    if not isinstance(value, Undefined):
+        return value
+    if free:
+        raise UndefinedVariableError(
+            f"cannot access free variable '{name}' where it is not associated with a value "
+            f"in enclosing scope", hint=f"assign '{name}' in the enclosing function before "
+            f"the nested function that reads it runs")
+    raise UnboundLocalVariableError(
+        f"cannot access local variable '{name}' where it is not associated with a value")
+
+
 def is_staged(x) -> bool:
     """A staged value whose value is not known while staging."""
     return isinstance(x, Tracer) and x.known is None

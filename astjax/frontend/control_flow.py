@@ -249,6 +249,27 @@ _OPS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==
         gast.NotIn: "not in"}
 
 
+class _CellReads(astbridge.Transformer):
+    """Rewrites each read `_function` marked (`ag_cell_read`) to `ag__.cell(x, 'x',
+    free)`, which raises Python's error for an unbound cell (an `x += v` gets the check
+    as a statement before it)."""
+
+    def visit_Name(self, node):
+        free = node.__dict__.pop("ag_cell_read", None)
+        if free is None:
+            return node
+        return locate(replace_expr("ag__.cell(x, name, free)", x=node, name=_const(node.id),
+                                   free=_const(free)), node)
+
+    def visit_AugAssign(self, node):
+        free = node.__dict__.pop("ag_cell_read", None)
+        if free is None:
+            return self.generic_visit(node)
+        t = node.target.id
+        return locate(replace("ag__.cell(x, name, free)", x=t, name=_const(t),
+                              free=_const(free)), node) + [self.generic_visit(node)]
+
+
 class ControlFlowConverter(astbridge.Transformer):
     def __init__(self, filename):
         self.filename = filename
@@ -308,6 +329,12 @@ class ControlFlowConverter(astbridge.Transformer):
         self.writers.append(writers)
         params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
                   + [node.args.vararg, node.args.kwarg] if a is not None}
+        # a read that may find its cell still `Undefined` checks it (marked now, while
+        # the reads are the user's own; rewritten once the body is converted)
+        unbound = self.captured[-1] - params - liveness.declared(node.body)
+        reads = reaching_definitions.cell_reads(node, unbound) if unbound else ()
+        for n, free in reads:
+            n.ag_cell_read = free
         try:
             # a captured name gets its cell here even when only generated functions
             # assign it (`nonlocal` in a loop body needs a binding in this scope)
@@ -320,6 +347,8 @@ class ControlFlowConverter(astbridge.Transformer):
             # declared first here too, it still covers the whole function (Python's rule)
             decl = [gast.Global(names=sorted(self.globals[-1]))] if self.globals[-1] else []
             node.body = body[:doc] + locate(decl + cells, node.body[0]) + body[doc:]
+            if reads:
+                node.body = [_CellReads().visit(s) for s in node.body]
         finally:
             self.locals.pop()
             self.captured.pop()

@@ -21,7 +21,7 @@ from .. import core, dtypes, tree_util
 from ..config import config
 from ..core import Tracer
 from ..errors import (AmbiguousTruthValueError, ConcretizationError, LoopCarryError,
-                      UnboundLocalVariableError, user_location)
+                      UnboundLocalVariableError, UndefinedVariableError, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
 from ..primitives.vma import staging_inputs
@@ -605,7 +605,10 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
             raise _Unstageable("an early exit from a loop over enumerate/zip")
         return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill, exits,
                            unrollable=True, tape=tape)
-    except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
+    except (ConcretizationError, LoopCarryError, _Unstageable, TypeError,
+            UndefinedVariableError) as e:
+        # (a name a later trip reads that an earlier one binds is unbound on the staged
+        # trial's one trace; unrolled, each trip sees Python's bindings -- or raises)
         log.debug("astjax: unrolling the loop at %s: %s", user_location(3).where(), e)
     with call_tape.recording(tape):   # the first trip replays what the trial drew
         return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test,

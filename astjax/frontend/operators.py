@@ -5,7 +5,7 @@ converter emits as `ag__.<name>`, defined here or imported explicitly.
   function does not own: `mutation`, `store_into`, and whether a loop body or branch
   changes one on every trip: `per_trip_effect`; assignments to names declared
   `global`: `global_store`, `global_with`, `augmented` (below);
-- state values: `Undefined`, `UndefinedReturnValue`, `ld` (`branch_ops`);
+- state values: `Undefined`, `UndefinedReturnValue`, `ld`, `cell` (`branch_ops`);
 - branches and boolean operators: `if_stmt`, `if_exp`, `and_`, `or_`, `not_`,
   `any_flag`, `now`, `compare_chain` (`branch_ops`);
 - loops: `while_stmt`, `for_stmt`, `range_`, `iter_`, `unrolled_`, `scan_read`
@@ -31,13 +31,13 @@ from ..errors import (USER_CODE, AmbiguousTruthValueError, ArityError, AstjaxErr
                       located_builtin_error, user_location, warn_at)
 from . import call_tape, converter, object_effects, sourceless
 from .array_ops import maximum, minimum
-from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, compare_chain,
+from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, cell, compare_chain,
                          defined, if_exp, if_stmt, ld, not_, now, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 
 __all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "global_with",
            "augmented", "per_trip_effect",
-           "Undefined", "UndefinedReturnValue", "ld", "defined",
+           "Undefined", "UndefinedReturnValue", "ld", "defined", "cell",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
            "now", "compare_chain",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]

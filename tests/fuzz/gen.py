@@ -23,6 +23,7 @@ from .gen_constructs import PRELUDE as CONSTRUCTS_PRELUDE
 from .gen_constructs2 import CONSTRUCTS2, PRELUDE2, Constructs2Mixin
 from .gen_constructs3 import CONSTRUCTS3, PRELUDE3, Constructs3Mixin
 from .gen_constructs4 import CONSTRUCTS4, PRELUDE4, Constructs4Mixin
+from .gen_constructs5 import CONSTRUCTS5, Constructs5Mixin
 from .nodes import Block, Line
 
 FEATURES = (
@@ -32,7 +33,7 @@ FEATURES = (
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
     "global_forms", "pystate", "pystate_staged", "pystate_hidden", "closures",
-) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4
+) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 + CONSTRUCTS5
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
 # constructs added after the documented seed ranges were run, so that those ranges
@@ -62,9 +63,12 @@ FEATURES = (
 # `nonlocal`, `named_scope`, filtered comprehensions into `sum` / `max`), and the fourth
 # (`gen_constructs4.CONSTRUCTS4`: `try`/`finally` around a `return`, a user class's methods
 # writing `self`, NamedTuple carries, `*args`/`**kwargs` helpers, nested `jit` helpers,
-# lambdas made in loops, guarded `match`, `jnp.where` masks)
+# lambdas made in loops, guarded `match`, `jnp.where` masks), and the fifth
+# (`gen_constructs5.CONSTRUCTS5`: closures reading names bound after the `def`,
+# generator expressions into `sum`/`any`, `:=` in comprehensions, starred targets)
 DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged",
-               "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4
+               "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 \
+    + CONSTRUCTS5
 
 
 def render_body(body, mode, indent):
@@ -182,7 +186,8 @@ class Env:
         return e
 
 
-class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4Mixin):
+class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4Mixin,
+                Constructs5Mixin):
     def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5, enabled=()):
         self.rng = random.Random(seed)
         self.seed = seed
@@ -250,7 +255,11 @@ class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4
             return f"({self.arr_expr(env, 1)} if {self.test(env)} else {a})"
         return self.rng.choice(forms)
 
-    def test(self, env, staged=None):
+    def test(self, env, staged=None, strict=False):
+        """A test expression: staged or static (`staged`; None: either). With `strict`
+        a static test stays static all through (a `boolop` operand drawn staged is
+        replaced after its draws, so the random stream -- every other program -- is
+        unchanged)."""
         if staged is None:
             staged = not (self.on["if_static"] and self.rng.random() < 0.3) or not self.on["if_staged"]
         if not staged:
@@ -261,7 +270,10 @@ class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4
             t = self.rng.choice([f"{s} > {self.const()}", f"{s} < 0.0",
                                  f"jnp.sum({self.arr_atom(env)}) > {self.const()}"])
         if self.chance("boolop", 0.25):
-            other = self.test(env, staged=self.rng.random() < 0.7)
+            want = self.rng.random() < 0.7
+            other = self.test(env, staged=want, strict=strict)
+            if strict and not staged and want:
+                other = "x.ndim >= 1"
             op = self.rng.choice(["and", "or"])
             t = f"({t}) {op} ({other})"
         if self.chance("boolop", 0.1):
@@ -309,12 +321,13 @@ class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4
                       "enum_zip", "container_loop", "closure_carry", "while_true",
                       "del_loop_tmp", "global_nonlocal", "scope_with",
                       "try_finally", "class_state", "nt_carry", "jit_helper", "lambda_loop",
-                      "match_guard"]
+                      "match_guard", "late_closure"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return", "comprehension", "star_unpack", "assert_del", "helper_kwonly",
                   "recursion", "lambda_default", "star_rows",
-                  "static_checks", "ifexp_args", "cond_comp", "varargs", "where_mask"]
+                  "static_checks", "ifexp_args", "cond_comp", "varargs", "where_mask",
+                  "genexp_reduce", "walrus_comp", "star_target"]
         kinds = [k for k in kinds if self.on.get(k.replace("assign_s", "assign"), True)]
         k = self.rng.choice(kinds)
         return getattr(self, "s_" + k)(env, depth)

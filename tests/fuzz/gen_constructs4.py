@@ -121,7 +121,7 @@ class Constructs4Mixin:
         if self.rng.random() < 0.5:
             body.append(Line(f"{o}.k = {o}.k * 0.9"))
         if self.rng.random() < 0.4:
-            body.append(Block([[f"if {self.test(env, staged=False)}:",
+            body.append(Block([[f"if {self.test(env, staged=False, strict=True)}:",
                                 [Line(f"{o}.v = {o}.v * 0.5 + {w} * 0.5")]]]))
         k = self.rng.choice(["", f", {self.const()}", f", k={self.const()}"])
         # (static trip counts: an attribute store in a loop over a staged range is a

@@ -15,13 +15,18 @@ and one dict per block records where each name is first bound. Materialising a s
 per statement made a long straight-line function quadratic (statement `i` has `i`
 names defined before it); a membership test costs one dict lookup per enclosing
 block instead, and the whole analysis is linear in the function's statements (times
-their nesting depth)."""
+their nesting depth).
+
+`cell_reads(fn, cells)` uses the annotations: the reads of a function's closure cells
+that may find them unbound."""
 from __future__ import annotations
 
+import sys
 from collections.abc import Set
 
 import gast
 
+from .. import astbridge
 from . import activity
 from .liveness import declared
 
@@ -136,3 +141,56 @@ def resolve(node, ctx=None):
     else:
         _block(node if isinstance(node, list) else [node], _NOTHING, _NOTHING)
     return node
+
+
+# before Python 3.12 (PEP 709) a comprehension is a function of its own: a cell it reads
+# is a free variable there
+_COMPREHENSIONS = ((gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+                   if sys.version_info < (3, 12) else ())
+
+
+def cell_reads(fn, cells) -> list:
+    """The reads of `fn`'s closure cells `cells` (names nested functions share with it)
+    that may run before the cell is bound -> [(Name or AugAssign node, free)]: in `fn`'s
+    own scope
+    where a path reaches the read without binding the name (`free` False), and in a
+    nested function, lambda or comprehension written where that holds (`free` True:
+    it may run then). Needs `resolve(fn)`'s annotations."""
+    out = []
+    stack = [(s, frozenset(), False, None) for s in fn.body]
+    while stack:
+        n, shadow, free, definitely = stack.pop()
+        if not free and isinstance(n, gast.stmt):
+            definitely = getattr(n, "ag_defined_in", (definitely,))[0]
+        if isinstance(n, gast.Name):
+            if (isinstance(n.ctx, gast.Load) and n.id in cells and n.id not in shadow
+                    and definitely is not None and n.id not in definitely):
+                out.append((n, free))
+            continue
+        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            t = n.target.id   # `x += v` reads x first: the statement is the read
+            if t in cells and t not in shadow and definitely is not None and t not in definitely:
+                out.append((n, free))
+        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            a = n.args
+            here = list(a.defaults) + [d for d in a.kw_defaults if d is not None]
+            here += getattr(n, "decorator_list", [])
+            stack.extend((c, shadow, free, definitely) for c in here)
+            body = n.body if isinstance(n.body, list) else [n.body]
+            params = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs
+                      + [a.vararg, a.kwarg] if p is not None}
+            inner = shadow | ((params | activity.modified(body)) - declared(body))
+            stack.extend((c, inner, True, definitely) for c in body)
+            continue
+        if isinstance(n, gast.ClassDef):   # its body's scope rules differ: left as is
+            continue
+        if isinstance(n, _COMPREHENSIONS):
+            gens = n.generators
+            stack.append((gens[0].iter, shadow, free, definitely))
+            inner = shadow | activity.modified([g.target for g in gens])
+            rest = [getattr(n, f) for f in ("elt", "key", "value") if hasattr(n, f)]
+            rest += [g.iter for g in gens[1:]] + [c for g in gens for c in g.ifs]
+            stack.extend((c, inner, True, definitely) for c in rest)
+            continue
+        stack.extend((c, shadow, free, definitely) for c in astbridge.child_nodes(n))
+    return out

@@ -1,0 +1,11 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): the first argument must be callable
+# xfail: a non-callable jvp rule is accepted by defjvp and fails raw (no location) at the first jvp
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax, random, tree_util
+
+f = astjax.custom_jvp(lambda x: x * 2)
+f.defjvp(3)  # error
+astjax.jvp(f, (1.0,), (1.0,))

@@ -1,0 +1,8 @@
+# expect: ok
+# jax: ok
+# xfail: a 0-d population (JAX draws from range(int(a))) is rejected with ArgumentTypeError
+import astjax.numpy as jnp
+from astjax import random
+
+r = random.choice(random.key(0), jnp.array(5.0), (2,))  # error
+assert r.shape == (2,) and r.dtype == jnp.int32 and bool(((r >= 0) & (r < 5)).all())
