@@ -573,8 +573,11 @@ def _binding_target(fun):
     `hk.remat` passes its state that way). Transform objects (`jit(f)`) are passed through;
     an object whose class's `__call__` takes fixed parameters (itself, or the method a
     decorator on it wraps) is its own target (flax's `ScanFn` wraps the user's
-    `f(cell, carry, x)` but is called with `(carry, xs)`)."""
-    return inspect.unwrap(fun, stop=lambda f: isinstance(f, types.FunctionType)
+    `f(cell, carry, x)` but is called with `(carry, xs)`). A bound method is its own
+    target: its `__wrapped__` is its function's, unbound (numpyro's `d.log_prob`, under
+    `@validate_sample`, would want `self` again)."""
+    return inspect.unwrap(fun, stop=lambda f: isinstance(f, (types.FunctionType,
+                                                             types.MethodType))
                           or _calls_with_own_parameters(f))
 
 

@@ -8,6 +8,8 @@ or another installed package's that ships its tests (chex, haiku, dm_pix: `--pac
     python tests/ecosystem/run_optax_tests.py -k alias,transforms --timeout 900
     python tests/ecosystem/run_optax_tests.py --root /tmp/sdists/flax-0.12.8/tests/nnx
         # a test tree that is no installed package's (flax's sdist: its wheel has no tests)
+    python tests/ecosystem/run_optax_tests.py --root /tmp/sdists/numpyro-0.22.0/test \
+        -k test_distributions --pytest-arg=-k --pytest-arg='not gof'  # pytest's own -k
 
 One process per test file: `python -m astjax run -m pytest FILE` (so `import jax` is
 astjax and no module of the real jax distribution is imported), with a per-file time
@@ -45,12 +47,12 @@ def package_test_files(package="optax"):
     return root, sorted(root.rglob("*_test.py"))
 
 
-def run_file(path: Path, use_jax: bool, timeout: float):
-    """Run one file; -> dict of counts, failures, seconds, status."""
+def run_file(path: Path, use_jax: bool, timeout: float, extra=()):
+    """Run one file (`extra`: more pytest arguments); -> dict of counts, failures, seconds, status."""
     # `-o addopts=`: the optax files may sit under a checkout whose pytest config
     # (this repository's `-q`) would make it `-qq`, which drops the counts line
     pytest_args = ["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider", "-rfE",
-                   "--no-header", str(path)]
+                   "--no-header", *extra, str(path)]
     cmd = [sys.executable] + (pytest_args if use_jax else ["-m", "astjax", "run"] + pytest_args)
     env_path = str(REPO)
     t0 = time.time()
@@ -108,6 +110,9 @@ def main(argv=None):
     ap.add_argument("--package", default="optax", help="whose test suite (default optax)")
     ap.add_argument("--root", default="", help="run the test files under this directory instead "
                     "(`*_test.py` and `test_*.py`), e.g. an unpacked sdist's tests/")
+    ap.add_argument("--pytest-arg", action="append", default=[], metavar="ARG",
+                    help="pass ARG to each file's pytest (repeatable), e.g. "
+                    "--pytest-arg=-k --pytest-arg='not gof'")
     args = ap.parse_args(argv)
     if args.root:
         root = Path(args.root).resolve()
@@ -120,7 +125,7 @@ def main(argv=None):
     print(f"{len(files)} files, on {'real JAX' if args.jax else 'astjax'}", flush=True)
     for f in files:
         name = str(f.relative_to(root))
-        r = run_file(f, args.jax, args.timeout)
+        r = run_file(f, args.jax, args.timeout, args.pytest_arg)
         results[name] = r
         totals.update(r["counts"])
         c = r["counts"]
