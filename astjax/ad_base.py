@@ -426,7 +426,7 @@ def _refuse_known(tracer, what) -> bool:
     builder, differentiated = frame
     if tracer.builder is not builder:
         return True
-    stack, seen = [tracer.var], set()
+    stack, seen = [tracer._var], set()
     while stack:
         v = stack.pop()
         if v in differentiated:
@@ -455,7 +455,7 @@ def _stage_known(target, in_tree, avals, hints, leaves, flags, first):
             if type(t) is core.Tracer:
                 t.known = v
         token = _KNOWN_STAGING.set((core.current_builder(), {
-            t.var for t, f in zip(tracers, flags) if f and isinstance(t, core.Tracer)}))
+            t._var for t, f in zip(tracers, flags) if f and isinstance(t, core.Tracer)}))
         try:
             return target(*args, **kwargs)
         finally:

@@ -60,15 +60,15 @@ def values_of(xs):
     leaves, t_leaves, made, _ = passed
     ps, ts, found = [], [], False
     for x in xs:
-        if isinstance(x, core.Tracer) and x.builder is b and x.var in made:
-            p, t = made[x.var]
+        if isinstance(x, core.Tracer) and x.builder is b and x._var in made:
+            p, t = made[x._var]
             ps.append(p)
             ts.append(t)
             found = True
         elif isinstance(x, core.Tracer):
-            if x.builder is not b or x.var not in b.invars:
+            if x.builder is not b or x._var not in b.invars:
                 return None
-            k = b.invars.index(x.var)
+            k = b.invars.index(x._var)
             if not isinstance(leaves[k], _PYTHON):
                 return None
             ps.append(leaves[k])
@@ -125,7 +125,7 @@ def note(outs, primals, tangents) -> None:
         return
     for o, p, t in zip(outs, primals, tangents):
         if isinstance(o, core.Tracer):
-            passed[2][o.var] = (p, t if t is not None else core.Zero(o.aval))
+            passed[2][o._var] = (p, t if t is not None else core.Zero(o.aval))
 
 
 def split(closed, leaves, t_leaves, state):

@@ -48,7 +48,7 @@ def carries_tangent(x) -> bool:
     frame = _FRAMES.get(b)
     if frame is None or not dtypes.is_inexact(x.aval.dtype):
         return False
-    return any(frame[0][i] for i in _sources(b.producer, b.invars, x.var))
+    return any(frame[0][i] for i in _sources(b.producer, b.invars, x._var))
 
 
 # (stack depth, the values passed) of each function staged now on known arguments: a
@@ -107,11 +107,11 @@ def perturbed(x, follow_given=False) -> bool:
     while stack:
         t = stack.pop()
         b = t.builder
-        if (id(b), t.var) in seen:
+        if (id(b), t._var) in seen:
             continue
-        seen.add((id(b), t.var))
+        seen.add((id(b), t._var))
         captured = {cv: tr for cv, tr in b.captures.values()}
-        for v in _roots(b.producer, t.var):
+        for v in _roots(b.producer, t._var):
             if v in captured:
                 stack.append(captured[v])
                 continue

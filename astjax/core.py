@@ -246,20 +246,20 @@ class Tracer:
     at staging time (static partial evaluation, e.g. `jnp.array(x.shape).prod()`).
     Its operators, array methods and NumPy-protocol dispatch are installed by
     `astjax/numpy/array_methods.py` (the numpy layer), as JAX's are."""
-    __slots__ = ("builder", "var", "known")
+    __slots__ = ("builder", "_var", "known")   # (`var` is the array method)
     __array_priority__ = 1000
 
     def __init__(self, builder: "Builder", var: Var, known=None):
         if isinstance(var, AbstractValue):   # JAX's `Tracer(trace, aval)`: a library's
             var = Var(var)                   # subclass (haiku's DotTracer) of its Trace
-        self.builder, self.var, self.known = builder, var, known
+        self.builder, self._var, self.known = builder, var, known
 
-    aval = property(lambda self: self.var.aval)
-    shape = property(lambda self: self.var.aval.shape)
-    dtype = property(lambda self: self.var.aval.dtype)
-    ndim = property(lambda self: self.var.aval.ndim)
-    size = property(lambda self: self.var.aval.size)
-    weak_type = property(lambda self: self.var.aval.weak_type)
+    aval = property(lambda self: self._var.aval)
+    shape = property(lambda self: self._var.aval.shape)
+    dtype = property(lambda self: self._var.aval.dtype)
+    ndim = property(lambda self: self._var.aval.ndim)
+    size = property(lambda self: self._var.aval.size)
+    weak_type = property(lambda self: self._var.aval.weak_type)
     _trace = property(lambda self: self.builder)   # (JAX's `x._trace(.main)`: Trace or Builder)
 
     def __repr__(self):
@@ -402,14 +402,14 @@ class Builder:
 
     def atom(self, x) -> Atom:
         if isinstance(x, Tracer):
-            if x.builder is self or isinstance(x.var, Literal):
-                return x.var
+            if x.builder is self or isinstance(x._var, Literal):
+                return x._var
             if not x.builder.alive:
                 raise EscapedTracerError(
                     "a staged value from a function that has finished staging was used")
             entry = self.captures.get(id(x))
             if entry is None:
-                entry = self.captures[id(x)] = (Var(x.aval, x.var.hint), x)
+                entry = self.captures[id(x)] = (Var(x.aval, x._var.hint), x)
             return entry[0]
         if isinstance(x, WeakConst):
             return Literal(x.val[()], x.aval)
@@ -446,7 +446,7 @@ class Builder:
 
     def add_eqn(self, prim: Primitive, args, params) -> Any:
         # once per staged operation: the common cases written out (issue 14)
-        in_atoms = [a.var if type(a) is Tracer and a.builder is self else self.atom(a)
+        in_atoms = [a._var if type(a) is Tracer and a.builder is self else self.atom(a)
                     for a in args]
         in_avals = [a.aval for a in in_atoms]
         if not prim.takes_refs:
@@ -504,9 +504,9 @@ class Builder:
         return [np.asarray(r, a.dtype) for r, a in zip(res, out_avals)]
 
     def set_name(self, tracer: Tracer, name: str):
-        if tracer.builder is self and isinstance(tracer.var, Var) and tracer.var.hint is None:
-            tracer.var.hint = name
-            eqn = self.producer.get(tracer.var)
+        if tracer.builder is self and isinstance(tracer._var, Var) and tracer._var.hint is None:
+            tracer._var.hint = name
+            eqn = self.producer.get(tracer._var)
             if eqn is not None and eqn.source_info.name is None:
                 eqn.source_info = eqn.source_info.replace(name=name)
 

@@ -389,7 +389,7 @@ def _may_depend_on_inputs(x, eager=False):
     builders) reaches a builder's inputs without crossing a `stop_gradient`: whether
     `x` is a tracer to JAX (`_check_nondiff_untraced`). With `eager`, only inputs that
     are tracers to JAX count (`eager_input`)."""
-    stack, seen, consts = [(x.builder, x.var)], set(), {}
+    stack, seen, consts = [(x.builder, x._var)], set(), {}
     while stack:
         b, v = stack.pop()
         if not isinstance(v, core.Var) or (id(b), v) in seen:
@@ -411,7 +411,7 @@ def _may_depend_on_inputs(x, eager=False):
             if src is True:
                 return True
             if isinstance(src, core.Tracer):
-                stack.append((src.builder, src.var))
+                stack.append((src.builder, src._var))
     return False
 
 
@@ -447,7 +447,7 @@ def _own_ref(value):
     one the user passed), not the user's function."""
     ref = new_ref(value)
     if isinstance(ref, core.RefTracer):
-        _OWN.add(ref.var)
+        _OWN.add(ref._var)
     return ref
 
 
@@ -455,7 +455,7 @@ def _made_ref(ref):
     """Whether an eager transformation gives JAX a tracer for staged reference `ref`:
     one its function creates (JAX's `new_ref` always runs on the transformation's
     trace), not one passed in (nor astjax's stand-in for one, `_own_ref`)."""
-    return ref.builder.producer.get(ref.var) is not None and ref.var not in _OWN
+    return ref.builder.producer.get(ref._var) is not None and ref._var not in _OWN
 
 
 

@@ -515,7 +515,7 @@ def _plain_argument(x) -> bool:
     if not builders or not plain or x.builder is not builders[0] or len(
             builders[0].invars) != len(plain):
         return False
-    return any(v is x.var and p for v, p in zip(builders[0].invars, plain))
+    return any(v is x._var and p for v, p in zip(builders[0].invars, plain))
 
 
 def typeof(x, aval):
@@ -614,7 +614,7 @@ def _staged_types(tracers):
     def type_of(x):
         if not isinstance(x, core.Tracer) or not any(x.builder is b for b in builders):
             return None
-        return env_of(x.builder).get(x.var)
+        return env_of(x.builder).get(x._var)
 
     def env_of(b):
         if id(b) not in envs:

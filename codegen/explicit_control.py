@@ -280,14 +280,14 @@ def _constant_in_jax(x) -> bool:
     (`primitives/untyped_made.py`: e.g. a `vmap`'s broadcast of a constant), or a loop's
     carry the body passes on unchanged from a constant initial value (a literal, a host
     array): JAX's `scan` / `while_loop` return that initial value itself there."""
-    eqn = x.builder.producer.get(x.var)
+    eqn = x.builder.producer.get(x._var)
     name = eqn.primitive.name if eqn is not None else None
     if eqn is not None and is_untyped_made(eqn) and not any(
             isinstance(a, core.Var) for a in eqn.invars):
         return True
     if name not in ("scan", "while"):
         return False
-    k, p = eqn.outvars.index(x.var), eqn.params
+    k, p = eqn.outvars.index(x._var), eqn.params
     if name == "scan":
         if k >= p["num_carry"]:
             return False

@@ -38,3 +38,16 @@ def test_jit_of_a_bound_method_under_a_forwarding_decorator_binds_self():
 def test_a_bound_method_called_with_too_many_arguments_is_still_a_located_type_error():
     with pytest.raises(TypeError, match="positional argument"):
         jax.jit(_Dist().plain)(1.0, 2.0)
+
+
+def test_the_var_method_of_a_staged_value():
+    # blackjax's diagnostics: `x.var(axis=0)` under jit / in a branch raised "'Var'
+    # object is not callable" (the staged value's IR variable hid the array method)
+    import astjax.numpy as jnp
+    x = jnp.arange(6.).reshape(2, 3)
+    np.testing.assert_allclose(jax.jit(lambda a: a.var(axis=0))(x), np.var(np.asarray(x), 0))
+    np.testing.assert_allclose(
+        jax.lax.cond(True, lambda a: a.var(ddof=1), lambda a: a[0, 0], x),
+        np.var(np.asarray(x), ddof=1))
+    np.testing.assert_allclose(jax.grad(lambda a: a.var())(jnp.arange(3.)),
+                               [-2 / 3, 0, 2 / 3], rtol=1e-6)

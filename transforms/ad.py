@@ -61,7 +61,7 @@ def read_atom(env, a):
 
 
 def _set_hint(x, hint):
-    if hint and isinstance(x, core.Tracer) and isinstance(x.var, Var) and x.var.hint is None:
+    if hint and isinstance(x, core.Tracer) and isinstance(x._var, Var) and x._var.hint is None:
         b = core.current_builder()
         if b is not None and x.builder is b:
             b.set_name(x, hint)

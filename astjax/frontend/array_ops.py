@@ -43,7 +43,7 @@ def convert(x, dt, weak_type=False):
         v = np.asarray(np.asarray(x).astype(dt))
         const = core.current_builder().const_tracer(v)
         if weak_type:
-            const.var = core.Literal(v[()], const.aval.update(weak_type=True))
+            const._var = core.Literal(v[()], const.aval.update(weak_type=True))
         return const
     return bind(st.convert_element_type_p, x, new_dtype=dt, weak_type=bool(weak_type))
 

@@ -157,9 +157,9 @@ class EDataAval(ShapedArray):
 def _annotate(data, edtype):
     """Type the variable under staged `data` as `edtype`'s data, in place (a staging
     boundary's arguments and results, a broadcast zero); other values as they are."""
-    if (isinstance(data, core.Tracer) and isinstance(data.var, Var)
-            and not isinstance(data.var.aval, EDataAval)):
-        data.var.aval = EDataAval.of(data.var.aval, edtype)
+    if (isinstance(data, core.Tracer) and isinstance(data._var, Var)
+            and not isinstance(data._var.aval, EDataAval)):
+        data._var.aval = EDataAval.of(data._var.aval, edtype)
     return data
 
 

@@ -109,9 +109,9 @@ def type_as_keys(data, impl):
     """Type the variable under staged key `data` as keys of `impl`, in place: for the
     values that become keys where no `random_wrap` is bound (a staging boundary's
     arguments and results, the output of a key-making computation such as `split`)."""
-    if (isinstance(data, core.Tracer) and isinstance(data.var, Var)
-            and not isinstance(data.var.aval, KeyDataAval)):
-        aval = data.var.aval
+    if (isinstance(data, core.Tracer) and isinstance(data._var, Var)
+            and not isinstance(data._var.aval, KeyDataAval)):
+        aval = data._var.aval
         if _is_data_of(aval, impl):
-            data.var.aval = KeyDataAval.of(aval, impl.tag, len(impl.key_shape))
+            data._var.aval = KeyDataAval.of(aval, impl.tag, len(impl.key_shape))
     return data

@@ -174,7 +174,7 @@ def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_
         v = np.asarray(np.real(x) if to_real else x).astype(new_dtype)
         t = b.const_tracer(v)
         if weak_type:
-            t.var = core.Literal(v[()], t.aval.update(weak_type=True))
+            t._var = core.Literal(v[()], t.aval.update(weak_type=True))
         return t
     return bind(convert_element_type_p, x, new_dtype=new_dtype, weak_type=bool(weak_type),
                 sharding=None)

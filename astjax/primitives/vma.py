@@ -381,7 +381,7 @@ def _staged(tracers, top_env, nested_env, field):
     def of(x):      # (values from outside the body are invariant)
         if not isinstance(x, core.Tracer) or not any(x.builder is b for b in inside):
             return set()
-        return env_of(x.builder).get(x.var, set())
+        return env_of(x.builder).get(x._var, set())
 
     def env_of(b):
         if id(b) not in envs:
@@ -489,7 +489,7 @@ def _implicit_pvary(prim, args):
         return args
     if b is builders[bodies[-1][0]] and all(t.builder is b for t in tracers):
         env = _top_vmas(b, bodies[-1][3], None)      # (the body's own values: at once)
-        vmas = [env.get(a.var, ()) if isinstance(a, core.Tracer) else () for a in args]
+        vmas = [env.get(a._var, ()) if isinstance(a, core.Tracer) else () for a in args]
         vmas = [None if v is None else frozenset(v) for v in vmas]
     else:
         vmas = staged_vmas(args)

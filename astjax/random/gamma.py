@@ -68,9 +68,9 @@ def _as_arguments(*params):
 
 def _as_argument(p):
     if isinstance(p, core.Tracer):
-        if not isinstance(p.var, core.Literal):
+        if not isinstance(p._var, core.Literal):
             return p   # a value computed in the program
-        return runtime.device_put(np.asarray(p.var.val, p.aval.dtype),
+        return runtime.device_put(np.asarray(p._var.val, p.aval.dtype),
                                   weak_type=p.aval.weak_type)
     if isinstance(p, (bool, int, float, np.generic, np.ndarray)) and np.ndim(p) == 0:
         return runtime.device_put(p)
