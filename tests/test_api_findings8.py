@@ -1,0 +1,24 @@
+"""Findings of the differential API fuzzer (tests/fuzz/api_run.py, seeds 56650:59650,
+`--new-names` 64000:65000, the stats table 76750:77500) and the session's known
+last-ulp and weak-type differences, the twentieth session, with JAX 0.10.2's results
+stored as literals."""
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+
+C15 = np.array([-0.73226738, -0.544259, -0.316300154, 0.411630541, 1.04251337, -0.12853466,
+                1.36646342, -0.66519469, 0.351510078, 0.903470158, 0.0940122976,
+                -0.743499279, -0.921725392, -0.457725823, 0.22019513], np.float32)
+
+
+def test_var_of_a_closed_over_constant_rounds_as_jax_under_jit():
+    # JAX stages `_var` as a nested call with ddof an operand: XLA folds the constant
+    # program dividing by N - ddof, not by a constant N (one ulp apart when inlined)
+    bits = lambda v: int(np.asarray(v).view(np.uint32))   # noqa: E731
+    assert bits(jax.jit(lambda: jnp.var(C15))()) == 1056121381
+    assert bits(jax.jit(lambda: jnp.std(C15, ddof=1))()) == 1060543098
+    assert bits(jax.jit(jnp.var)(C15)) == 1056121385
+    text = str(jax.make_jaxpr(jnp.var)(C15))
+    assert "jit[name=_var" in text, text
