@@ -22,3 +22,18 @@ def test_var_of_a_closed_over_constant_rounds_as_jax_under_jit():
     assert bits(jax.jit(jnp.var)(C15)) == 1056121385
     text = str(jax.make_jaxpr(jnp.var)(C15))
     assert "jit[name=_var" in text, text
+
+
+def test_bernoulli_ppf_nan_dtype_and_weak_type_as_jax():
+    # JAX: NaN for a NaN q or p (astjax gave 1), 0 and 1 as q's constants: float16 stays
+    # float16, strong unless q is a weak scalar (astjax: weak float32 from Python 0.0 / 1.0)
+    import astjax.scipy.stats as st
+    for f in (st.bernoulli.ppf, jax.jit(st.bernoulli.ppf)):
+        r = f(np.float32([0.5, np.nan, 0.9]), 0.3)
+        np.testing.assert_array_equal(np.asarray(r), np.float32([0.0, np.nan, 1.0]))
+        assert not jax.typeof(r).weak_type
+        r = f(0.5, np.float16([0.3, np.nan]))
+        assert r.dtype == np.float16 and not jax.typeof(r).weak_type
+        np.testing.assert_array_equal(np.asarray(r), np.float16([0.0, np.nan]))
+        r = f(0.5, 0.3)
+        assert r.dtype == np.float32 and jax.typeof(r).weak_type and float(r) == 0.0
