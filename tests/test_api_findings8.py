@@ -37,3 +37,17 @@ def test_bernoulli_ppf_nan_dtype_and_weak_type_as_jax():
         np.testing.assert_array_equal(np.asarray(r), np.float16([0.0, np.nan]))
         r = f(0.5, 0.3)
         assert r.dtype == np.float32 and jax.typeof(r).weak_type and float(r) == 0.0
+
+
+def test_zeta_polygamma_python_scalar_beside_float32_under_x64():
+    # the Python scalar promotes to a weak float32 (astjax made a float64 of it under
+    # x64: lax.zeta's DTypeError, api fuzzer seed 57616); JAX 0.10.2's float32 bits
+    import astjax.scipy.special as sp
+    q = np.array([0.25, 1.5], np.float32)
+    with jax.enable_x64(True):
+        for f in (lambda a, b: sp.zeta(a, b), jax.jit(sp.zeta)):
+            r = f(2.5, q)
+            assert r.dtype == np.float32 and not jax.typeof(r).weak_type
+            assert np.asarray(r).view(np.uint32).tolist() == [1107518410, 1058478860]
+        r = sp.polygamma(1, q)
+        assert np.asarray(r).view(np.uint32).tolist() == [1099535394, 1064259379]
