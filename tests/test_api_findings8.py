@@ -51,3 +51,11 @@ def test_zeta_polygamma_python_scalar_beside_float32_under_x64():
             assert np.asarray(r).view(np.uint32).tolist() == [1107518410, 1058478860]
         r = sp.polygamma(1, q)
         assert np.asarray(r).view(np.uint32).tolist() == [1099535394, 1064259379]
+
+
+def test_expi_float16_finite_where_jax_is_nan():
+    # documented difference (docs/coming_from_jax.md): JAX 0.10.2's float16 expi is NaN
+    # at 0.268 and 10 (api fuzzer seed 57242); SciPy: -0.45243, 2492.23
+    import astjax.scipy.special as sp
+    r = np.asarray(sp.expi(np.float16([0.268, 10.0])), np.float64)
+    np.testing.assert_allclose(r, [-0.45243, 2492.23], rtol=3e-3)
