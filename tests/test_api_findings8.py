@@ -59,3 +59,15 @@ def test_expi_float16_finite_where_jax_is_nan():
     import astjax.scipy.special as sp
     r = np.asarray(sp.expi(np.float16([0.268, 10.0])), np.float64)
     np.testing.assert_allclose(r, [-0.45243, 2492.23], rtol=3e-3)
+
+
+@pytest.mark.parametrize("how", ["eager", "jit", "vmap"])
+def test_poch_is_one_where_m_is_zero(how):
+    # JAX's where(m == 0, 1, ...): poch(0, -0) was NaN (the ratio at gamma's pole;
+    # api fuzzer seed 64736); a strong result of z's dtype, as JAX's
+    import astjax.scipy.special as sp
+    f = {"eager": sp.poch, "jit": jax.jit(sp.poch), "vmap": jax.vmap(sp.poch)}[how]
+    r = f(np.float32([-0.0, 0.0, 3.0]), np.float32([0.5, -0.0, 0.0]))
+    assert np.asarray(r).tolist() == [-0.0, 1.0, 1.0] and r.dtype == np.float32
+    r = sp.poch(2.0, 0.0)
+    assert float(r) == 1.0 and not jax.typeof(r).weak_type
