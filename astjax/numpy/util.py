@@ -53,18 +53,22 @@ _L = TypeVar("_L", bound=Callable[..., Any])
 
 
 @overload
-def library_jit(fn: _L, *, static_argnums: Any = (), static_argnames: Any = ()) -> _L: ...
+def library_jit(fn: _L, *, static_argnums: Any = (), static_argnames: Any = (),
+                staged_call: bool = False) -> _L: ...
 @overload
-def library_jit(fn: None = None, *, static_argnums: Any = (),
-                static_argnames: Any = ()) -> Callable[[_L], _L]: ...
+def library_jit(fn: None = None, *, static_argnums: Any = (), static_argnames: Any = (),
+                staged_call: bool = False) -> Callable[[_L], _L]: ...
 
 
-def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
+def library_jit(fn=None, *, static_argnums=(), static_argnames=(), staged_call=False):
     """`jit` for astjax's own library functions (see module docstring); typed as the
-    function it wraps."""
+    function it wraps. `staged_call=True`: called while staging, it stages a nested
+    call (JAX's inner `jit`) instead of inline, for the few functions whose digits
+    depend on it: XLA folds a constant operand into the caller's program only after
+    simplifying the call's body, so a division by `N - ddof` stays a division."""
     if fn is None:
         return functools.partial(library_jit, static_argnums=static_argnums,
-                                 static_argnames=static_argnames)
+                                 static_argnames=static_argnames, staged_call=staged_call)
     jitted = jit(_Direct(fn), static_argnums=static_argnums, static_argnames=static_argnames)
     # (each completed from the other through the signature, as `jit` does: a static
     # parameter is static however it is passed)
@@ -72,7 +76,8 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        if core.current_builder() is not None:
+        staging = core.current_builder() is not None
+        if staging and not staged_call:
             return fn(*args, **kwargs)
         statics = [args[i] for i in nums if i < len(args)] + [kwargs[k] for k in names
                                                               if k in kwargs]
@@ -80,6 +85,8 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
             hash(tuple(statics))
         except TypeError:  # e.g. an array where a static value is usual: run unjitted
             return fn(*args, **kwargs)
+        if staging:
+            return jitted.stage_inline(*args, **kwargs)
         try:
             return jitted(*args, **kwargs)
         except OverflowError as e:   # a Python int too wide for its weak type

@@ -275,8 +275,10 @@ def poch(z, m):
         An array of the broadcast shape, of a floating dtype.
     """
     z, m = promote_args_inexact("poch", z, m)
-    return _uf.multiply(_uf.multiply(gammasgn(_uf.add(z, m)), gammasgn(z)),
-                        _uf.exp(_uf.subtract(lax.lgamma(_uf.add(z, m)), lax.lgamma(z))))
+    r = _uf.multiply(_uf.multiply(gammasgn(_uf.add(z, m)), gammasgn(z)),
+                     _uf.exp(_uf.subtract(lax.lgamma(_uf.add(z, m)), lax.lgamma(z))))
+    # 1 where m == 0 for every z, as JAX's and SciPy's (the ratio is NaN at a pole of z)
+    return where(_uf.equal(m, 0), np.ones((), core.get_aval(z).dtype), r)
 
 
 def rel_entr(p, q):

@@ -24,6 +24,7 @@ from ... import numpy as jnp
 from ...ad_api import jvp as _jvp
 from ...custom_api import custom_jvp
 from ...errors import ArgumentValueError, ConcretizationError, DTypeError
+from ...numpy.operands import result as _weak_array
 from ...numpy.ufuncs import promote_args_inexact, where
 from ...numpy.util import library_jit
 
@@ -33,8 +34,9 @@ __all__ = ["beta", "betaln", "loggamma", "gamma", "comb", "polygamma", "zeta", "
 
 def _inexact(name, *args):
     """`promote_args_inexact`, with Python scalars as weak-typed arrays (so operators
-    apply and the result stays weak, as JAX's)."""
-    return [lax.full((), x.val.item()) if isinstance(x, core.WeakConst) else x
+    apply and the result stays weak, as JAX's) of the promoted dtype (a float32 beside
+    a float32 array under x64, where `lax.full` of the value made a float64)."""
+    return [_weak_array(x) if isinstance(x, core.WeakConst) else x
             for x in promote_args_inexact(name, *args)]
 
 

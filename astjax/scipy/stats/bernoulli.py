@@ -1,7 +1,8 @@
 """The Bernoulli distribution, as `scipy.stats.bernoulli`."""
 from __future__ import annotations
 
-from ... import numpy as jnp
+from ... import lax as _lax, numpy as jnp
+from ...numpy.ufuncs import _lax_const, promote_args_inexact as _promote_args_inexact
 from .. import special
 from ._util import promote
 
@@ -29,7 +30,11 @@ def cdf(k, p):
 
 
 def ppf(q, p):
-    """The smallest k in {0, 1} with cdf(k) >= q; NaN outside the domain."""
-    q, p = promote(q, p)
-    value = jnp.where(q <= 1.0 - p, 0.0, 1.0)
-    return jnp.where((q < 0) | (q > 1) | (p < 0) | (p > 1), jnp.nan, value)
+    """The smallest k in {0, 1} with cdf(k) >= q; NaN outside the domain or for a NaN
+    argument. Of the arguments' promoted dtype, strong unless `q` is a weak scalar, as
+    JAX's (its 0 and 1 are `q`'s constants)."""
+    q, p = _promote_args_inexact("bernoulli.ppf", q, p)
+    zero, one = _lax_const(q, 0), _lax_const(q, 1)
+    bad = (jnp.isnan(q) | jnp.isnan(p) | _lax.lt(p, zero) | _lax.gt(p, one)
+           | _lax.lt(q, zero) | _lax.gt(q, one))
+    return jnp.where(bad, jnp.nan, jnp.where(_lax.le(q, _lax.sub(one, p)), zero, one))
