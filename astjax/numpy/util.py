@@ -2,8 +2,10 @@
 
 - `library_jit(fn, static_argnums=...)`: compile a *library* function with
   `astjax.jit` without converting its source (library code is ordinary Python
-  running on Tracers). Called while staging, it stages inline; called eagerly it
-  compiles once per signature instead of one executable per primitive.
+  running on Tracers). Called while staging, it stages inline (with `keep_call=True`,
+  one `jit` equation, as JAX's pjit: a reverse mode over it accumulates cotangents
+  inside the call, in JAX's order); called eagerly it compiles once per signature
+  instead of one executable per primitive.
 - `static_shape`, `static_int`: read shape-like arguments that must be known while
   staging, with located errors otherwise.
 - `prefix_sum`: an inclusive prefix sum along axis 0 from lax ops only
@@ -53,18 +55,19 @@ _L = TypeVar("_L", bound=Callable[..., Any])
 
 
 @overload
-def library_jit(fn: _L, *, static_argnums: Any = (), static_argnames: Any = ()) -> _L: ...
+def library_jit(fn: _L, *, static_argnums: Any = (), static_argnames: Any = (),
+                keep_call: bool = False) -> _L: ...
 @overload
-def library_jit(fn: None = None, *, static_argnums: Any = (),
-                static_argnames: Any = ()) -> Callable[[_L], _L]: ...
+def library_jit(fn: None = None, *, static_argnums: Any = (), static_argnames: Any = (),
+                keep_call: bool = False) -> Callable[[_L], _L]: ...
 
 
-def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
+def library_jit(fn=None, *, static_argnums=(), static_argnames=(), keep_call=False):
     """`jit` for astjax's own library functions (see module docstring); typed as the
     function it wraps."""
     if fn is None:
         return functools.partial(library_jit, static_argnums=static_argnums,
-                                 static_argnames=static_argnames)
+                                 static_argnames=static_argnames, keep_call=keep_call)
     jitted = jit(_Direct(fn), static_argnums=static_argnums, static_argnames=static_argnames)
     # (each completed from the other through the signature, as `jit` does: a static
     # parameter is static however it is passed)
@@ -72,7 +75,8 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        if core.current_builder() is not None:
+        staged = core.current_builder() is not None
+        if staged and not keep_call:
             return fn(*args, **kwargs)
         statics = [args[i] for i in nums if i < len(args)] + [kwargs[k] for k in names
                                                               if k in kwargs]
@@ -87,6 +91,8 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
                 raise
             raise ScalarOverflowError(str(e), hint="pass an array of a wider dtype") from None
         except ArityError:   # a call the signature refuses (`jnp.clip(x, a_min=0)`)
+            if staged:   # (Python's own message, located at the call, as inline)
+                return fn(*args, **kwargs)
             raise
         except ArgumentTypeError:
             # an argument `jit` does not take (an object with `__jax_array__`, ...): the

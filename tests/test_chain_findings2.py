@@ -1,0 +1,30 @@
+"""Findings of the transformation-chain and derivative-rule sweeps
+(tests/fuzz/chain_sweep.py, tests/fuzz/reduce_rule_sweep.py): second derivatives whose
+float32 bits must be JAX 0.10.2's (JAX's results stored as literal bits)."""
+import numpy as np
+
+import astjax as jax
+import astjax.numpy as jnp
+
+X5 = np.array([-0.33191198, 0.88129795, -1.9995425, -0.79066974, -1.4129764], np.float32)
+V5 = np.array([1.9832916, 1.6222485, 0.920666, 1.683919, 0.65483904], np.float32)
+
+
+def _grad_of_grad(f, x, v):
+    """jit(grad) of the weighted sum of grad(f(x) * w) with the weights passed in."""
+    def g2(x, w, v):
+        return jnp.sum(jax.grad(lambda x, w: f(x) * w)(x, w) * v)
+    return np.asarray(jax.jit(jax.grad(g2))(x, np.float32(1.3), v)).view(np.uint32).tolist()
+
+
+def test_norm_is_one_jit_equation_as_in_jax():
+    eqns = jax.make_jaxpr(jnp.linalg.norm)(X5).eqns
+    assert [e.primitive.name for e in eqns] == ["jit"]
+    assert eqns[0].params["name"] == "norm"
+
+
+def test_norm_second_derivative_bits_are_jaxs():
+    # (astjax inlined norm's library jit: the outer grad summed x's cotangents in
+    # another order, 1 ulp off JAX's in 2 of these 5)
+    assert _grad_of_grad(jnp.linalg.norm, X5, V5) == [
+        1063193206, 1064598457, 1015465024, 1059191890, 1012892256]
