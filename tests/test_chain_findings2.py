@@ -28,3 +28,21 @@ def test_norm_second_derivative_bits_are_jaxs():
     # another order, 1 ulp off JAX's in 2 of these 5)
     assert _grad_of_grad(jnp.linalg.norm, X5, V5) == [
         1063193206, 1064598457, 1015465024, 1059191890, 1012892256]
+
+
+def test_cumlogsumexp_jvp_calls_logaddexp_as_a_custom_jvp_function():
+    # JAX's jvp of cumlogsumexp is that of an associative scan of the custom_jvp
+    # `logaddexp`: a second derivative differentiates its primal by logaddexp's rule,
+    # not by its formula (astjax's was the formula's: bits off JAX's)
+    def loss(x):
+        return jnp.sum(jax.lax.cumlogsumexp(x) * np.float32(1.5))
+    eqns = jax.make_jaxpr(jax.grad(loss))(X5[:2]).eqns
+    assert "custom_jvp_call" in [e.primitive.name for e in eqns]
+    x = np.array([0.3, -1.2, 0.7, 1.9, -0.4], np.float32)
+    w = np.array([1.3, 0.6, 1.1, 0.9, 1.7], np.float32)
+    v = np.array([0.7, 1.5, 0.6, 1.2, 0.9], np.float32)
+
+    def g2(x, w, v):
+        return jnp.sum(jax.grad(lambda x, w: jnp.sum(jax.lax.cumlogsumexp(x) * w))(x, w) * v)
+    got = np.asarray(jax.jit(jax.grad(g2))(x, w, v)).view(np.uint32).tolist()
+    assert got == [3191413028, 1043722238, 3196793726, 1049826777, 3158948583]
