@@ -46,3 +46,17 @@ def test_cumlogsumexp_jvp_calls_logaddexp_as_a_custom_jvp_function():
         return jnp.sum(jax.grad(lambda x, w: jnp.sum(jax.lax.cumlogsumexp(x) * w))(x, w) * v)
     got = np.asarray(jax.jit(jax.grad(g2))(x, w, v)).view(np.uint32).tolist()
     assert got == [3191413028, 1043722238, 3196793726, 1049826777, 3158948583]
+
+
+def test_a_grad_inside_a_grad_merges_no_equations_before_it_is_differentiated():
+    # the inner grad's program was CSE'd (its two sin(y) one equation) before the
+    # outer grad transposed it: y's cotangents summed in another order than JAX's,
+    # which merges none (1 ulp off in 2 of these 6)
+    def f(x):
+        return jnp.sin(x) * jnp.sin(x) + jnp.sin(x)
+
+    def g2(x):
+        return jax.grad(lambda y: jax.grad(f)(y) * y)(x)
+    x = np.array([0.3, -1.2, 0.7, 1.9, -0.4, 1.3], np.float32)
+    got = np.asarray(jax.jit(jax.vmap(g2))(x)).view(np.uint32).tolist()
+    assert got == [1073125465, 1051535256, 1069860362, 3233260597, 3204606428, 3224151149]
