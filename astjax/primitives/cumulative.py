@@ -387,7 +387,8 @@ class _LogaddexpJvp:
         return "logaddexp_jvp"
 
     def __call__(self, consts, primals, tangents):
-        z, dz = _logaddexp_pair(*primals[:1], *tangents[:1], *primals[1:], *tangents[1:])
+        (xa, xb), (ta, tb) = primals, tangents
+        z, dz = _logaddexp_pair(xa, ta, xb, tb)
         return [z], [dz]
 
 
