@@ -456,10 +456,16 @@ def vjp_jaxpr(closed, nonzeros):
 
 
 def cleanup(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
-    """simplify + CSE + DCE to a fixpoint (bounded)."""
+    """simplify + CSE + DCE to a fixpoint (bounded). A program staged inside another
+    (a `grad` under an outer `grad`, `jit`, ...) is not CSE'd here: an outer reverse
+    mode would sum the cotangents of merged equations in another order than JAX's
+    (which merges none), so another second derivative's bits; the outermost program's
+    cleanup, or XLA's, merges them."""
+    cse = core.current_builder() is None
     for _ in range(3):
         n = _count_eqns(closed)
-        closed = dce_closed(cse_closed(simplify_closed(closed)))
+        closed = simplify_closed(closed)
+        closed = dce_closed(cse_closed(closed) if cse else closed)
         if _count_eqns(closed) == n:
             break
     return closed

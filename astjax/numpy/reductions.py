@@ -433,8 +433,8 @@ def _correction(ddof, correction):
 
 # The correction is an operand, not a static argument, as in JAX: its compiled program
 # divides by a run-time N - ddof, whose digits differ from a division by a constant;
-# staged, it is a nested call as JAX's (see `library_jit`'s `staged_call`)
-@_library_jit(static_argnames=("axis", "dtype", "keepdims"), staged_call=True)
+# staged, it is a nested call as JAX's (see `library_jit`'s `keep_call`)
+@_library_jit(static_argnames=("axis", "dtype", "keepdims"), keep_call=True)
 def _var(a, *, axis, dtype, correction, keepdims, where, mean):
     a = asarray_operand(a)
     _check_where("var", where)
@@ -488,7 +488,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
                 keepdims=keepdims, where=where, mean=mean)
 
 
-@_library_jit(static_argnames=("axis", "dtype", "keepdims"), staged_call=True)   # (as `_var`)
+@_library_jit(static_argnames=("axis", "dtype", "keepdims"), keep_call=True)   # (as `_var`)
 def _std(a, *, axis, dtype, correction, keepdims, where, mean):
     return lax.sqrt(_var(a, axis=axis, dtype=dtype, correction=correction,
                          keepdims=keepdims, where=where, mean=mean))

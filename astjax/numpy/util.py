@@ -2,8 +2,10 @@
 
 - `library_jit(fn, static_argnums=...)`: compile a *library* function with
   `astjax.jit` without converting its source (library code is ordinary Python
-  running on Tracers). Called while staging, it stages inline; called eagerly it
-  compiles once per signature instead of one executable per primitive.
+  running on Tracers). Called while staging, it stages inline (with `keep_call=True`,
+  one `jit` equation, as JAX's pjit: a reverse mode over it accumulates cotangents
+  inside the call, in JAX's order); called eagerly it compiles once per signature
+  instead of one executable per primitive.
 - `static_shape`, `static_int`: read shape-like arguments that must be known while
   staging, with located errors otherwise.
 - `prefix_sum`: an inclusive prefix sum along axis 0 from lax ops only
@@ -54,21 +56,22 @@ _L = TypeVar("_L", bound=Callable[..., Any])
 
 @overload
 def library_jit(fn: _L, *, static_argnums: Any = (), static_argnames: Any = (),
-                staged_call: bool = False) -> _L: ...
+                keep_call: bool = False) -> _L: ...
 @overload
 def library_jit(fn: None = None, *, static_argnums: Any = (), static_argnames: Any = (),
-                staged_call: bool = False) -> Callable[[_L], _L]: ...
+                keep_call: bool = False) -> Callable[[_L], _L]: ...
 
 
-def library_jit(fn=None, *, static_argnums=(), static_argnames=(), staged_call=False):
+def library_jit(fn=None, *, static_argnums=(), static_argnames=(), keep_call=False):
     """`jit` for astjax's own library functions (see module docstring); typed as the
-    function it wraps. `staged_call=True`: called while staging, it stages a nested
-    call (JAX's inner `jit`) instead of inline, for the few functions whose digits
-    depend on it: XLA folds a constant operand into the caller's program only after
-    simplifying the call's body, so a division by `N - ddof` stays a division."""
+    function it wraps. `keep_call=True`: called while staging, it stages a nested call
+    (JAX's inner `jit`) instead of inline, for the functions whose digits depend on it:
+    reverse mode accumulates cotangents inside the call (JAX's order), and XLA folds a
+    constant operand into the caller's program only after simplifying the call's body
+    (so `var`'s division by `N - ddof` stays a division)."""
     if fn is None:
         return functools.partial(library_jit, static_argnums=static_argnums,
-                                 static_argnames=static_argnames, staged_call=staged_call)
+                                 static_argnames=static_argnames, keep_call=keep_call)
     jitted = jit(_Direct(fn), static_argnums=static_argnums, static_argnames=static_argnames)
     # (each completed from the other through the signature, as `jit` does: a static
     # parameter is static however it is passed)
@@ -76,8 +79,8 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=(), staged_call=F
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        staging = core.current_builder() is not None
-        if staging and not staged_call:
+        staged = core.current_builder() is not None
+        if staged and not keep_call:
             return fn(*args, **kwargs)
         statics = [args[i] for i in nums if i < len(args)] + [kwargs[k] for k in names
                                                               if k in kwargs]
@@ -85,8 +88,6 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=(), staged_call=F
             hash(tuple(statics))
         except TypeError:  # e.g. an array where a static value is usual: run unjitted
             return fn(*args, **kwargs)
-        if staging:
-            return jitted.stage_inline(*args, **kwargs)
         try:
             return jitted(*args, **kwargs)
         except OverflowError as e:   # a Python int too wide for its weak type
@@ -94,6 +95,8 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=(), staged_call=F
                 raise
             raise ScalarOverflowError(str(e), hint="pass an array of a wider dtype") from None
         except ArityError:   # a call the signature refuses (`jnp.clip(x, a_min=0)`)
+            if staged:   # (Python's own message, located at the call, as inline)
+                return fn(*args, **kwargs)
             raise
         except ArgumentTypeError:
             # an argument `jit` does not take (an object with `__jax_array__`, ...): the

@@ -369,13 +369,47 @@ def _cumsum_transpose(ct, x, *, axis, reverse=False):
 deflinear(cumsum_p, _cumsum_transpose)
 
 
-def _logaddexp_pair(xa, ta, xb, tb):
-    """JAX's `logaddexp` (lax/other.py's form) and its custom jvp on (value, tangent)
-    pairs: the tangent weights are exp(x - out), an infinite +inf operand read as 0."""
+def _logaddexp_value(xa, xb):
+    """JAX's `logaddexp` formula (lax/other.py's form): the larger operand plus
+    log1p(exp(-|a - b|)), and a + b where a - b is NaN."""
     delta = bind(ew.sub_p, xa, xb)
     big = bind(ew.add_p, bind(ew.max_p, xa, xb),
                bind(ew.log1p_p, bind(ew.exp_p, bind(ew.neg_p, bind(ew.abs_p, delta)))))
-    z = bind(sel.select_n_p, bind(ew.ne_p, delta, delta), big, bind(ew.add_p, xa, xb))
+    return bind(sel.select_n_p, bind(ew.ne_p, delta, delta), big, bind(ew.add_p, xa, xb))
+
+
+class _LogaddexpJvp:
+    """The rule of the `custom_jvp_call` `_logaddexp` binds (JAX's `logaddexp` is a
+    custom_jvp function): `(consts, primals, tangents)` -> `_logaddexp_pair`'s."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "logaddexp_jvp"
+
+    def __call__(self, consts, primals, tangents):
+        (xa, xb), (ta, tb) = primals, tangents
+        z, dz = _logaddexp_pair(xa, ta, xb, tb)
+        return [z], [dz]
+
+
+_LOGADDEXP_JVP = _LogaddexpJvp()
+
+
+def _logaddexp(xa, xb):
+    """JAX's custom_jvp `logaddexp` of two values of one aval: a `custom_jvp_call` of
+    the formula with its rule, so that a derivative of the jvp's primal (a second
+    derivative of cumlogsumexp) is the rule's too, as JAX's, not the formula's."""
+    from .custom_derivatives import custom_jvp_call_p   # (a later family)
+    a = _aval(xa)
+    body, consts = core.split_consts(core.stage(lambda u, v: [_logaddexp_value(u, v)], [a, a]))
+    return bind(custom_jvp_call_p, *consts, xa, xb, call_jaxpr=body, jvp=_LOGADDEXP_JVP,
+                num_consts=len(consts), symbolic_zeros=False)[0]
+
+
+def _logaddexp_pair(xa, ta, xb, tb):
+    """JAX's `logaddexp` and its custom jvp on (value, tangent) pairs: the tangent
+    weights are exp(x - out), an infinite +inf operand read as 0."""
+    z = _logaddexp(xa, xb)
 
     def finite(v):
         return bind(sel.select_n_p, bind(ew.eq_p, v, full_like(v, np.inf)), v, full_like(v, 0))

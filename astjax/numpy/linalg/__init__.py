@@ -117,7 +117,9 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
-@library_jit(static_argnames=("ord", "axis", "keepdims"))   # (compiled, as JAX's: its digits)
+# (compiled, as JAX's: its digits; and one `jit` equation inside a program, as JAX's, so
+# that a second derivative sums its cotangents in JAX's order)
+@library_jit(static_argnames=("ord", "axis", "keepdims"), keep_call=True)
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     """Vector or matrix norm, chosen by `axis` and `ord` as in NumPy.
 
