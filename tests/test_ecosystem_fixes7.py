@@ -1,0 +1,91 @@
+"""Regressions found by running distrax (with tfp's JAX substrate) and its own test
+suite on astjax (dist19), each checked against what JAX 0.10.2 gives; none needs the
+libraries."""
+import importlib
+import sys
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import jax_alias, value_tables
+from astjax.interpreters import xla
+
+
+def _served(name):
+    """Module `name` (a `jax.*` name) as `install_as_jax` serves it."""
+    was_installed = "jax" in sys.modules
+    astjax.install_as_jax()
+    try:
+        return importlib.import_module(name)
+    finally:
+        if not was_installed:
+            jax_alias.uninstall()
+
+
+class _Celsius:
+    """A library's own value type, neither an array nor array-like."""
+
+    def __init__(self, v):
+        self.v = v
+
+
+@pytest.fixture
+def celsius_registered():
+    xla.canonicalize_dtype_handlers[_Celsius] = lambda c: np.asarray(c.v, np.float32)
+    value_tables.pytype_aval_mappings[_Celsius] = lambda c: astjax.core.ShapedArray(
+        (), np.dtype(np.float32))
+    yield
+    del value_tables.canonicalize_value_handlers[_Celsius]
+    del value_tables.pytype_aval_mappings[_Celsius]
+
+
+# ---- `import distrax` (tfp's JAX backend, ops.py) raised AttributeError on
+# `jax.interpreters.xla.canonicalize_dtype_handlers[np.ndarray]`, then on
+# `jax.core.pytype_aval_mappings`. JAX: a type registered in both is a `jit` argument
+# and a `device_put` operand, `typeof` gives the registered type.
+def test_registered_type_is_a_jit_argument(celsius_registered):
+    assert float(astjax.jit(lambda x: x * 2)(_Celsius(3.0))) == 6.0
+    assert float(astjax.device_put(_Celsius(4.0))) == 4.0
+    assert str(astjax.typeof(_Celsius(3.0))) == "float32[]"
+
+
+def test_subclass_of_a_registered_type_uses_its_rule(celsius_registered):
+    class Kelvin(_Celsius):
+        pass
+    assert float(astjax.jit(lambda x: x + 1)(Kelvin(1.5))) == 2.5
+
+
+def test_unregistered_type_is_still_refused():
+    with pytest.raises(TypeError):
+        astjax.jit(lambda x: x)(_Celsius(1.0))
+
+
+def test_builtin_entries_read_back_as_jax_gives_them():
+    core = _served("jax.core")
+    table = core.pytype_aval_mappings
+    assert str(table[np.ndarray](np.zeros(3, np.float64))) == "float32[3]"
+    assert str(table[int](3)) == "~int32[]" and str(table[float](2.0)) == "~float32[]"
+    assert np.float32 in table and astjax.core.Tracer in table
+    with pytest.raises(TypeError):
+        table[str]("a")
+    canon = _served("jax.interpreters.xla").canonicalize_dtype_handlers[np.ndarray]
+    assert canon(np.zeros(2)).dtype == np.float32 and canon(3).dtype == np.int32
+
+
+def test_tfp_style_reuse_of_the_ndarray_entries():
+    """What tfp does for its `Variable` (an ndarray proxy): reuse the ndarray entries."""
+    class Var(np.ndarray):
+        pass
+    core = _served("jax.core")
+    table = core.pytype_aval_mappings
+    xla.canonicalize_dtype_handlers[Var] = xla.canonicalize_dtype_handlers[np.ndarray]
+    table[Var] = table[np.ndarray]
+    try:
+        v = np.arange(3.0).view(Var)
+        np.testing.assert_allclose(astjax.jit(jnp.sin)(v), np.sin(np.arange(3.0)), rtol=1e-6)
+        assert astjax.jit(lambda x: x)(v).dtype == np.float32
+    finally:
+        del value_tables.canonicalize_value_handlers[Var]
+        del table[Var]
