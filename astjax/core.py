@@ -257,7 +257,7 @@ class Tracer:
     at staging time (static partial evaluation, e.g. `jnp.array(x.shape).prod()`).
     Its operators, array methods and NumPy-protocol dispatch are installed by
     `astjax/numpy/array_methods.py` (the numpy layer), as JAX's are."""
-    __slots__ = ("builder", "var", "known")
+    __slots__ = ("builder", "var", "known", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, builder: "Builder", var: Var, known=None):

@@ -186,7 +186,7 @@ def host_array(v, dtype=None, copy=None):
 class Array:
     """An array on a device. Operations on it outside `jit` run eagerly on XLA. Its
     operators and array methods are installed by `astjax/numpy/array_methods.py`."""
-    __slots__ = ("_buf", "aval", "_npy")
+    __slots__ = ("_buf", "aval", "_npy", "__weakref__")   # (weakly referable, as JAX's)
     __array_priority__ = 100
 
     def __init__(self, buf, aval: ShapedArray):

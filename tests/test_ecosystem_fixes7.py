@@ -89,3 +89,17 @@ def test_tfp_style_reuse_of_the_ndarray_entries():
     finally:
         del value_tables.canonicalize_value_handlers[Var]
         del table[Var]
+
+
+# ---- tfp's JAX substrate caches per operand through weak references (cache_util's
+# `HashableWeakRef`; so every distrax bijector call): "cannot create weak reference to
+# 'Array' object". JAX's arrays, typed keys and tracers are weakly referable.
+def test_arrays_keys_and_staged_values_are_weakly_referable():
+    import weakref
+    x, k = jnp.ones(2), astjax.random.key(0)
+    assert weakref.ref(x)() is x and weakref.ref(k)() is k
+
+    def f(v):
+        assert weakref.ref(v)() is v
+        return v * 2
+    assert float(astjax.jit(f)(1.0)) == 2.0
