@@ -123,6 +123,9 @@ class Primitive:
     pass `tx` first: `tx.jvp_jaxpr`, `tx.batch_jaxpr`, ...), and `unsupported`
     (rule kind -> why it is deliberately missing)."""
 
+    call_primitive = False   # JAX's flags: `call` / `closed_call` (a `call_jaxpr` param)
+    map_primitive = False
+
     def __init__(self, name: str, multiple_results: bool = False, higher_order: bool = False,
                  register: bool = True):
         self.name = name

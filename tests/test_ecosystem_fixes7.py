@@ -103,3 +103,12 @@ def test_arrays_keys_and_staged_values_are_weakly_referable():
         assert weakref.ref(v)() is v
         return v * 2
     assert float(astjax.jit(f)(1.0)) == 2.0
+
+
+# ---- distrax's jaxpr inverter (`utils/transformations.py`, every Lambda / Block
+# bijector's inverse) reads `eqn.primitive.call_primitive`: AttributeError. JAX's
+# primitives carry it (True for `call` / `closed_call`) and `map_primitive`.
+def test_primitives_carry_call_and_map_flags():
+    from astjax.extend.core import primitives
+    assert primitives.closed_call_p.call_primitive is True
+    assert astjax.lax.add_p.call_primitive is False and astjax.lax.add_p.map_primitive is False
