@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, dtypes, value_tables
+from .. import core
+from .. import dtypes as _dtypes, value_tables as _value_tables
 from ..codegen import runtime
 
 __all__ = ["apply_primitive", "canonicalize_dtype_handlers"]
@@ -26,9 +27,9 @@ def _canonical_array(x):
     """`x` as a NumPy array of the dtype astjax computes in (64-bit types narrowed
     without x64)."""
     arr = np.asarray(x)
-    if arr.dtype not in dtypes._SHORT:
+    if arr.dtype not in _dtypes._SHORT:
         raise TypeError(f"Argument '{x!r:.60}' of type {type(x)} is not a valid JAX type.")
-    return arr.astype(dtypes.canonicalize(arr.dtype), copy=False)
+    return arr.astype(_dtypes.canonicalize(arr.dtype), copy=False)
 
 
 class _CanonicalizeHandlers:
@@ -41,7 +42,7 @@ class _CanonicalizeHandlers:
         return _canonical_array
 
     def __setitem__(self, key, handler):
-        value_tables.canonicalize_value_handlers[key] = (
+        _value_tables.canonicalize_value_handlers[key] = (
             handler if handler is not None else (lambda x: x))
 
 
