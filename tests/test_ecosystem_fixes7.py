@@ -112,3 +112,52 @@ def test_primitives_carry_call_and_map_flags():
     from astjax.extend.core import primitives
     assert primitives.closed_call_p.call_primitive is True
     assert astjax.lax.add_p.call_primitive is False and astjax.lax.add_p.map_primitive is False
+
+
+# ---- distrax `Normal.sample` (`jnp.expand_dims(x, range(0, n))`): "axis must be an
+# integer". JAX takes any sequence of ints as axes: a `range`, a NumPy integer array.
+@pytest.mark.parametrize("axis", [range(0, 2), np.array([0, 1]), jnp.array([0, 1])])
+def test_axis_as_range_or_integer_array(axis):
+    x = jnp.ones((2, 3))
+    assert jnp.expand_dims(x, axis).shape == (1, 1, 2, 3)
+    assert float(jnp.sum(x, axis=axis)) == 6.0
+    assert jnp.std(x, axis=axis).shape == ()
+    assert jnp.squeeze(jnp.ones((1, 1, 3)), axis=axis).shape == (3,)
+
+
+def test_range_axis_in_mean_max_and_softmax():
+    x = jnp.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(jnp.mean(x, axis=range(1, 2)), [1.0, 4.0])
+    np.testing.assert_allclose(jnp.max(x, axis=range(1, 2)), [2.0, 5.0])
+    assert astjax.nn.softmax(x, axis=range(1, 2)).shape == (2, 3)
+
+
+# ---- tfp's `ones` / `zeros` (every distrax Block / MaskedCoupling log-det) pass the
+# shape as a NumPy integer array: "shape must be a tuple of ints" (creation), "only
+# integer scalar arrays can be converted to a scalar index" (reshape, broadcast_to).
+# JAX's shapes are any 1-D sequence of integers; a 0-d array is one dimension.
+_SHAPES = [np.array([5, 6], np.int32), np.array([5, 6], np.int64), jnp.array([5, 6])]
+
+
+@pytest.mark.parametrize("shape", _SHAPES)
+def test_integer_array_as_shape(shape):
+    key = astjax.random.key(0)
+    made = [jnp.zeros(shape), jnp.ones(shape), jnp.full(shape, 2.0), jnp.empty(shape),
+            jnp.broadcast_to(1.0, shape), jnp.reshape(jnp.arange(30), shape),
+            jnp.arange(30).reshape(shape), jnp.zeros_like(jnp.ones(3), shape=shape),
+            jnp.full_like(jnp.ones(3), 1.0, shape=shape), astjax.lax.full(shape, 1.0),
+            astjax.random.normal(key, shape), astjax.random.uniform(key, shape)]
+    assert [a.shape for a in made] == [(5, 6)] * len(made)
+    assert jnp.zeros(np.array(3)).shape == (3,)
+    assert jnp.arange(6).reshape(np.int32(6)).shape == (6,)
+
+
+@pytest.mark.parametrize("shape", [np.array([2.0, 3.0]), np.array([[2, 3]])])
+def test_non_integer_or_2d_array_shape_is_a_type_error(shape):
+    with pytest.raises(TypeError):
+        jnp.zeros(shape)
+
+
+def test_staged_array_shape_is_a_concretization_error():
+    with pytest.raises(astjax.errors.ConcretizationTypeError):
+        astjax.jit(jnp.zeros)(jnp.array([2, 3]))
