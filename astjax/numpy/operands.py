@@ -14,7 +14,7 @@ from ..codegen.runtime import Array, device_put
 from ..core import Tracer
 from ..primitives.structural import copy as _structural_copy
 from ..primitives.exported_call import dim_as_value
-from ..shape_poly import DimExpr, canonical_dim, shape_entries
+from ..shape_poly import DimExpr, canonical_dim, shape_entries as _shape_entries
 from ..sharding_impls import (NamedSharding, PartitionSpec, context_mesh,
                               context_meshes as _context_meshes)
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
@@ -29,7 +29,7 @@ from .. import typing as _typing  # (`Array` here is the runtime class)
 def _static_shape(shape, name="shape"):
     """A static shape argument as a tuple of nonnegative ints (a located error otherwise)."""
     try:
-        dims = tuple(canonical_dim(d) for d in shape_entries(shape))   # (symbolic kept)
+        dims = tuple(canonical_dim(d) for d in _shape_entries(shape))   # (symbolic kept)
     except ConcretizationError:
         raise
     except TypeError:
