@@ -1,27 +1,14 @@
 """Regressions found by running distrax (with tfp's JAX substrate) and its own test
 suite on astjax (dist19), each checked against what JAX 0.10.2 gives; none needs the
 libraries."""
-import importlib
-import sys
-
 import numpy as np
 import pytest
 
 import astjax
 import astjax.numpy as jnp
-from astjax import jax_alias, value_tables
+from astjax import value_tables
 from astjax.interpreters import xla
-
-
-def _served(name):
-    """Module `name` (a `jax.*` name) as `install_as_jax` serves it."""
-    was_installed = "jax" in sys.modules
-    astjax.install_as_jax()
-    try:
-        return importlib.import_module(name)
-    finally:
-        if not was_installed:
-            jax_alias.uninstall()
+from test_ecosystem_fixes6 import _served   # (a `jax.*` module as install_as_jax serves it)
 
 
 class _Celsius:
