@@ -148,3 +148,11 @@ def test_non_integer_or_2d_array_shape_is_a_type_error(shape):
 def test_staged_array_shape_is_a_concretization_error():
     with pytest.raises(astjax.errors.ConcretizationTypeError):
         astjax.jit(jnp.zeros)(jnp.array([2, 3]))
+
+
+# ---- tfp's `Sample` (distrax MultivariateNormalFromBijector, Transformed): "Argument
+# `sample_shape` must be integer type; saw int32" -- `np.int32 in {jnp.int32, ...}` was
+# False. JAX's scalar types hash as NumPy's scalar type.
+def test_scalar_types_hash_as_numpys_scalar_type():
+    assert np.int32 in {jnp.int32, jnp.int64} and np.float32 in {jnp.float32}
+    assert hash(jnp.bfloat16) == hash(jnp.bfloat16.dtype.type)
