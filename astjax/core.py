@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import dtypes, name_stack, tree_util, util
+from . import dtypes, name_stack, tree_util, util, value_tables
 from .name_stack import source_info_context  # noqa: F401  (core.source_info_context)
 from .gc_pause import collector_paused  # noqa: F401  (core.collector_paused)
 from .errors import (ConcretizationError, EscapedTracerError, JAXTypeError, UNKNOWN,
@@ -42,10 +42,17 @@ from .ir import HostShapedArray, memory_space_rule, host_avals_seen as _host_ava
 
 
 def get_aval(x) -> ShapedArray:
-    """Abstract value of a concrete value or Tracer."""
+    """Abstract value of a concrete value or Tracer (a type a library registered in
+    `value_tables.pytype_aval_mappings`: its registered rule's)."""
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval
+    if value_tables.extended() and (rule := value_tables.aval_rule(type(x))) is not None:
+        return rule(x)
+    return _builtin_aval(x)
+
+
+def _builtin_aval(x) -> ShapedArray:
     if dtypes.is_weak_scalar(x):
         return ShapedArray((), dtypes.python_scalar_dtype(x), True)
     if isinstance(x, (bool, np.bool_)):
@@ -58,6 +65,10 @@ def get_aval(x) -> ShapedArray:
             raise TypeError(f"unsupported dtype {x.dtype}")
         return ShapedArray(tuple(x.shape), dtypes.canonicalize(dt))
     raise TypeError(f"{type(x).__name__} is not a valid array value")
+
+
+def _str_aval(x):
+    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
 
 
 class WeakConst:
@@ -111,6 +122,9 @@ class Primitive:
     `higher_order` (jvp/transpose/partial_eval/batch/dce rules receive the running
     pass `tx` first: `tx.jvp_jaxpr`, `tx.batch_jaxpr`, ...), and `unsupported`
     (rule kind -> why it is deliberately missing)."""
+
+    call_primitive = False   # JAX's flags: `call` / `closed_call` (a `call_jaxpr` param)
+    map_primitive = False
 
     def __init__(self, name: str, multiple_results: bool = False, higher_order: bool = False,
                  register: bool = True):
@@ -246,7 +260,7 @@ class Tracer:
     at staging time (static partial evaluation, e.g. `jnp.array(x.shape).prod()`).
     Its operators, array methods and NumPy-protocol dispatch are installed by
     `astjax/numpy/array_methods.py` (the numpy layer), as JAX's are."""
-    __slots__ = ("builder", "_var", "known")   # (`var` is the array method)
+    __slots__ = ("builder", "_var", "known", "__weakref__")   # (`var`: the array method)
     __array_priority__ = 1000
 
     def __init__(self, builder: "Builder", var: Var, known=None):
@@ -757,3 +771,10 @@ def _weak_literal(lit: Literal):
 def _rebind(eqn, ins):
     with source_info_context(eqn.source_info):
         return bind(eqn.primitive, *ins, **eqn.params)
+
+
+# astjax's own entries of the table libraries extend (`jax.core.pytype_aval_mappings`)
+value_tables.install_builtin(
+    {**{t: _builtin_aval for t in (np.ndarray, bool, int, float, complex,
+                                   *(np.dtype(d).type for d in dtypes._SHORT))},
+     Tracer: get_aval, str: _str_aval})

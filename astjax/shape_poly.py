@@ -14,13 +14,14 @@ import re
 from .errors import JAXValueError
 from .shape_poly_decision import bounds
 from .shape_poly_expr import (INT_OPS, DimExpr, canonical_dim, canonical_shape, evaluate,
-                              is_symbolic_dim, symbolic_quotient, symbolic_slice_indices,
-                              variables)
+                              is_symbolic_dim, shape_entries, symbolic_quotient,
+                              symbolic_slice_indices, variables)
 from .shape_poly_parse import parse_expr, parse_spec
 from .shape_poly_solve import constraint_checks, solution_plan, solve
 
 __all__ = ["DimExpr", "SymbolicScope", "symbolic_shape", "is_symbolic_dim", "evaluate",
            "variables", "parse_spec", "INT_OPS", "canonical_shape", "canonical_dim",
+           "shape_entries",
            "symbolic_quotient", "symbolic_slice_indices", "solution_plan",
            "solve", "constraint_checks"]
 

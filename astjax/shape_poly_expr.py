@@ -511,6 +511,18 @@ def canonical_dim(d):
     return d if isinstance(d, DimExpr) else operator.index(d)
 
 
+def shape_entries(shape):
+    """A shape argument's dimensions, unchecked: a 0-d value (an int, a symbolic
+    dimension, a 0-d array) is one dimension; anything else is iterated (a tuple, a
+    list, a 1-D integer array, whose entries `canonical_dim` then reads), as JAX's
+    `canonicalize_shape`."""
+    if isinstance(shape, (tuple, list)):
+        return shape
+    if isinstance(shape, DimExpr) or np.ndim(shape) == 0:
+        return (shape,)
+    return shape
+
+
 def canonical_shape(shape) -> tuple:
     """A shape with int dimensions as Python ints and symbolic ones kept."""
     return tuple(d if isinstance(d, DimExpr) else int(d) for d in shape)

@@ -28,7 +28,7 @@ try:
 except ImportError as e:  # pragma: no cover
     raise ImportError("astjax needs jaxlib==0.10.2: pip install 'jaxlib==0.10.2'") from e
 
-from astjax import core, dtypes, tree_util, user_warnings  # noqa: E402
+from astjax import core, dtypes, tree_util, user_warnings, value_tables  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
 from astjax.ir import KeyDataAval  # noqa: E402
@@ -186,7 +186,7 @@ def host_array(v, dtype=None, copy=None):
 class Array:
     """An array on a device. Operations on it outside `jit` run eagerly on XLA. Its
     operators and array methods are installed by `astjax/numpy/array_methods.py`."""
-    __slots__ = ("_buf", "aval", "_npy")
+    __slots__ = ("_buf", "aval", "_npy", "__weakref__")   # (weakly referable, as JAX's)
     __array_priority__ = 100
 
     def __init__(self, buf, aval: ShapedArray):
@@ -415,7 +415,8 @@ def put_host(x, aval: ShapedArray, device=None, kind=None):
     stablehlo.check_runtime_dtype(aval.dtype)
     h2d_hook[0] is None or h2d_hook[0](aval, device)   # (a transfer guard is on)
     device = device or _default_device or default_device()
-    return xc.batched_device_put(aval, sharding_for(device, kind), [np.asarray(x, aval.dtype)],
+    return xc.batched_device_put(aval, sharding_for(device, kind),
+                                 [np.asarray(value_tables.host_value(x), aval.dtype)],
                                  [device], True, False, _IMMUTABLE, enable_x64=True)
 
 

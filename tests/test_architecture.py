@@ -52,7 +52,7 @@ LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util", "astjax.pytree_registry",
               "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.mesh_axes", "astjax.sharding_impls",
               "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes",
-              "astjax.memory", "astjax.precision_config", "astjax.shape_poly",
+              "astjax.memory", "astjax.value_tables", "astjax.precision_config", "astjax.shape_poly",
               "astjax.shape_poly_expr", "astjax.shape_poly_decision", "astjax.shape_poly_parse",
               "astjax.shape_poly_solve", "astjax.name_stack", "astjax.gc_pause", "astjax.hi_state",
               "astjax.axis_env",

@@ -293,7 +293,7 @@ class ArrayMethods:
         return jnp.round(self, ndigits)
 
     def reshape(self, *shape, order="C", copy=None, out_sharding=None):
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        if len(shape) == 1:   # one argument is the shape (a tuple, an int, a 1-D array)
             shape = shape[0]
         return _jnp().reshape(self, shape, order=order, copy=copy, out_sharding=out_sharding)
 

@@ -14,7 +14,7 @@ from ..codegen.runtime import Array, device_put
 from ..core import Tracer
 from ..primitives.structural import copy as _structural_copy
 from ..primitives.exported_call import dim_as_value
-from ..shape_poly import DimExpr, canonical_dim
+from ..shape_poly import DimExpr, canonical_dim, shape_entries as _shape_entries
 from ..sharding_impls import (NamedSharding, PartitionSpec, context_mesh,
                               context_meshes as _context_meshes)
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
@@ -29,11 +29,7 @@ from .. import typing as _typing  # (`Array` here is the runtime class)
 def _static_shape(shape, name="shape"):
     """A static shape argument as a tuple of nonnegative ints (a located error otherwise)."""
     try:
-        if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__")
-                                                    and not isinstance(shape, (tuple, list))):
-            dims = (canonical_dim(shape),)
-        else:
-            dims = tuple(canonical_dim(d) for d in shape)   # (symbolic dimensions kept)
+        dims = tuple(canonical_dim(d) for d in _shape_entries(shape))   # (symbolic kept)
     except ConcretizationError:
         raise
     except TypeError:

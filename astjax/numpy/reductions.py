@@ -13,15 +13,14 @@ from ..shape_poly import is_symbolic_dim
 from . import ufuncs
 from .operands import asarray, _strong_result
 from .ufuncs import asarray_operand, broadcast_to_shape, where as _where
-from .util import canonicalize_axes, library_jit as _library_jit
+from .util import axis_entries as _axis_entries, canonicalize_axes, library_jit as _library_jit
 from ..typing import Array
 
 
 def _axes(axis, ndim, name):
     """The reduced axes: `util.canonicalize_axes`, and JAX's error for a string axis (a
     named axis, which jnp reductions here do not bind)."""
-    names = axis if isinstance(axis, (tuple, list)) else (axis,)
-    for a in names:
+    for a in _axis_entries(axis):
         if isinstance(a, str):
             raise AxisNameError(f"`{name}`: found an unbound axis name: {a}",
                                 hint="jnp reductions take integer axes; reduce over a named "

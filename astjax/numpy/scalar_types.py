@@ -47,8 +47,8 @@ class ScalarType:
         except (TypeError, ValueError):  # not a dtype-like (`"text: a, b"` is a bad one)
             return NotImplemented
 
-    def __hash__(self):
-        return hash(self.dtype)
+    def __hash__(self):   # as JAX's: equal to NumPy's scalar type's (`np.int32 in {jnp.int32}`)
+        return hash(self.dtype.type)
 
     def __repr__(self):
         return f"<class 'astjax.numpy.{self.__name__}'>"

@@ -13,13 +13,15 @@ from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError,
                       NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
 from ..lax_extended import Physical as _Physical
-from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
+from ..shape_poly import (canonical_dim, is_symbolic_dim, shape_entries as _shape_entries,
+                          symbolic_quotient)
 from .indexing import _getitem
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        jax_array_protocol, promote_dtypes, result, _strong_result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
-from .util import (canonicalize_axes, canonicalize_axis, library_jit as _library_jit,
+from .util import (axis_entries as _axis_entries, canonicalize_axes, canonicalize_axis,
+                   library_jit as _library_jit,
                    out_sharding_arg, static_int)
 from ..typing import Array
 
@@ -88,9 +90,7 @@ def _reshape(a, shape, order="C", *, out_sharding=None) -> Array:
         return a.reshape(shape)
     a = asarray_operand(jax_array_protocol(a))
     av = core.get_aval(a)
-    if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
-        shape = (shape,)
-    shape = [canonical_dim(d) for d in shape]   # (symbolic dimensions kept)
+    shape = [canonical_dim(d) for d in _shape_entries(shape)]   # (symbolic dimensions kept)
     if shape.count(-1) > 1:
         raise ShapeError("reshape: only one dimension can be -1")
     if -1 in shape:
@@ -260,7 +260,7 @@ def expand_dims(a, axis) -> Array:
     key = _is_key_array(a)
     a = a if key else asarray_operand(a)
     shape = list(a.shape if key else core.get_aval(a).shape)
-    n = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    n = len(shape) + len(_axis_entries(axis))
     axes = sorted(canonicalize_axes(axis, n, "expand_dims"))
     if not key:
         return lax.expand_dims(a, axes)
@@ -461,8 +461,7 @@ def broadcast_to(array, shape, *, out_sharding=None):
     Array([[0, 1, 2],
            [0, 1, 2]], dtype=int32)
     """
-    shape = tuple(canonical_dim(d) for d in (shape if isinstance(shape, (tuple, list))
-                                             else (shape,)))
+    shape = tuple(canonical_dim(d) for d in _shape_entries(shape))
     if _is_key_array(array):
         return array.broadcast_to(shape)
     if out_sharding is not None:

@@ -29,6 +29,7 @@ import numpy as np
 from .. import core, lax
 from ..api import device_put, jit
 from ..primitives.untyped_made import not_made_here
+from ..shape_poly import shape_entries
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ArityError,
                       AstjaxError, AxisError, ScalarOverflowError, TracerIntegerConversionError)
 from ..primitives.structural import out_layout
@@ -123,11 +124,10 @@ def static_int(v, what="value"):
 
 
 def static_shape(shape, what="shape"):
+    """A shape argument (None: `()`) as a tuple of Python ints, each read by `static_int`."""
     if shape is None:
         return ()
-    if isinstance(shape, (tuple, list)):
-        return tuple(static_int(d, what) for d in shape)
-    return (static_int(shape, what),)
+    return tuple(static_int(d, what) for d in shape_entries(shape))
 
 
 def canonicalize_axis(axis, ndim, what=None):
@@ -147,13 +147,22 @@ def canonicalize_axis(axis, ndim, what=None):
     return a + ndim if a < 0 else a
 
 
+def axis_entries(axis) -> tuple:
+    """An axis argument's entries: a tuple, list, `range` or an array of one or more
+    dimensions (a NumPy integer array) is a sequence of axes, as JAX iterates what is
+    not an index; anything else is one axis."""
+    if isinstance(axis, (tuple, list, range)) or getattr(axis, "ndim", 0) >= 1:
+        return tuple(axis)
+    return (axis,)
+
+
 def canonicalize_axes(axis, ndim, what=None, *, unique=True):
     """`axis` (None: every axis; an integer; a tuple or list of them) as a tuple of
     indices in [0, ndim), each read by `canonicalize_axis`; a repeated axis is an
     `AxisError` unless `unique=False`."""
     if axis is None:
         return tuple(range(ndim))
-    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    axes = axis_entries(axis)
     out = tuple(canonicalize_axis(a, ndim, what) for a in axes)
     if unique and len(set(out)) != len(out):
         raise AxisError(f"{f'`{what}`: ' if what else ''}duplicate value in 'axis': "

@@ -12,7 +12,7 @@ import operator as _operator
 import numpy as _np
 
 from .. import core as _core, dtypes as _dtypes, tree_util as _tree_util
-from ..shape_poly import canonical_dim as _canonical_dim
+from ..shape_poly import canonical_dim as _canonical_dim, shape_entries as _shape_entries
 from ..traceback_util import entry_point as _entry_point
 from ..errors import (ArgumentIndexError as _ArgumentIndexError,
                       ArgumentTypeError as _ArgumentTypeError, ShapeError as _ShapeError,
@@ -167,8 +167,7 @@ def broadcast(operand, sizes, *, out_sharding=None):
 
 def full(shape, fill_value, dtype=None):
     """JAX's `lax.full`: `shape` must be nonnegative integers."""
-    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
-    return _structural.full(_ints(dims, "full shape", nonneg=True), fill_value, dtype)
+    return _structural.full(_ints(_shape_entries(shape), "full shape", nonneg=True), fill_value, dtype)
 
 
 def pad(operand, padding_value, padding_config):

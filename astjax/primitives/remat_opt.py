@@ -190,6 +190,7 @@ mark_unsupported(remat_opt_p, "transpose", "remat optimization for custom_vjp do
 
 # ------------------------------------------------------------------------- closed_call
 closed_call_p = core.new_primitive("closed_call", multiple_results=True, higher_order=True)
+closed_call_p.call_primitive = True
 
 
 def _closed_call_batch(tx, args, dims, *, call_jaxpr):
@@ -208,6 +209,7 @@ register(closed_call_p, **call_rules("call_jaxpr"), jvp=inline_call_jvp("call_ja
 
 # ------------------------------------------------------------------------------- call
 call_p = core.new_primitive("call", multiple_results=True, higher_order=True)
+call_p.call_primitive = True
 
 
 def _as_closed(rule, higher_order=True):

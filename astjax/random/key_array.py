@@ -107,7 +107,7 @@ def _compare_with_non_key(name, key, other):
 class PRNGKeyArray:
     """An array of typed PRNG keys (see the module docstring): shape, indexing,
     reshaping and transposition act on the keys; `key_data` gives the raw words."""
-    __slots__ = ("_base", "_impl", "_consumed")
+    __slots__ = ("_base", "_impl", "_consumed", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, base, impl: PRNGImpl | None = None):
