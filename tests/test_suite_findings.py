@@ -51,3 +51,14 @@ def test_the_var_method_of_a_staged_value():
         np.var(np.asarray(x), ddof=1))
     np.testing.assert_allclose(jax.grad(lambda a: a.var())(jnp.arange(3.)),
                                [-2 / 3, 0, 2 / 3], rtol=1e-6)
+
+
+def test_reshape_errors_read_as_jaxs():
+    # numpyro's test_reshape_transform_invalid matches "cannot reshape array"
+    import astjax.numpy as jnp
+    with pytest.raises(TypeError, match=r"cannot reshape array of shape \(2,\) \(size 2\) "
+                                        r"into shape \(2, 3\) \(size 6\)"):
+        jnp.reshape(jnp.arange(2), (2, 3))
+    with pytest.raises(TypeError, match=r"because the product of specified axis sizes \(4\) "
+                                        r"does not evenly divide 6"):
+        jnp.arange(6).reshape(4, -1)

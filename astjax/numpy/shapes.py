@@ -99,12 +99,14 @@ def _reshape(a, shape, order="C", *, out_sharding=None) -> Array:
             shape[shape.index(-1)] = symbolic_quotient(av.shape, shape, av.size, known)
         else:
             if known == 0 or av.size % known:
-                raise ShapeError(f"cannot reshape an array of shape {av.shape} into shape "
-                                 f"{tuple(shape)}")
+                raise ShapeError(f"cannot reshape array of shape {av.shape} (size {av.size}) "
+                                 f"into shape {tuple(shape)} because the product of "
+                                 f"specified axis sizes ({known}) does not evenly divide "
+                                 f"{av.size}")   # (JAX's words)
             shape[shape.index(-1)] = av.size // known
     if math.prod(shape) != av.size:  # JAX's jnp.reshape: a TypeError
-        raise ShapeError(f"cannot reshape an array of shape {av.shape} (size {av.size}) into "
-                         f"shape {tuple(shape)} (size {math.prod(shape)})")
+        raise ShapeError(f"cannot reshape array of shape {av.shape} (size {av.size}) into "
+                         f"shape {tuple(shape)} (size {math.prod(shape)})")   # (JAX's words)
     if order not in ("C", "F"):   # JAX's classes: 'A' is not implemented, others unknown
         hint = "pass order='C' (row-major, the default) or order='F' (column-major)"
         if order == "A":
