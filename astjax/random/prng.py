@@ -92,7 +92,10 @@ def bits(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = No
     dt = dtypes.canonicalize(dtypes.uint64 if dtype is None else dtypes.dtype(dtype),
                              warn=dtype is not None)
     if not dtypes.issubdtype(dt, np.unsignedinteger):
-        raise DTypeError(f"`random.bits` needs an unsigned integer dtype, got {dt}")
+        raise ArgumentValueError(   # (JAX's ValueError)
+            f"dtype argument to `bits` must be an unsigned int dtype, got {dt}",
+            hint="pass an unsigned dtype (jnp.uint8, uint16, uint32 or uint64) and convert "
+                 "the bits afterwards")
     return _bits(key, dt.itemsize * 8, static_shape(shape))
 
 
@@ -375,8 +378,8 @@ def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: boo
     shape = static_shape(shape)
     arr = jnp.asarray(a)
     aval = core.get_aval(arr)
-    if aval.ndim == 0:
-        n_inputs = static_int(a, "the argument a of random.choice")
+    if aval.ndim == 0:   # JAX's `int(a)`: a float population 5.0 is range(5)
+        n_inputs = _int_now(a, "the argument a of random.choice")
     else:
         axis = canonicalize_axis(axis, aval.ndim, "random.choice")
         n_inputs = aval.shape[axis]
@@ -415,6 +418,17 @@ def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: boo
         result = ind if aval.ndim == 0 else jnp.take(arr, ind, axis)
     out_shape = shape if aval.ndim == 0 else aval.shape[:axis] + tuple(shape) + aval.shape[axis + 1:]
     return jnp.reshape(result, out_shape)
+
+
+def _int_now(v, what):
+    """`int(v)` now, as JAX concretizes a 0-d value (a float truncates): a staged value
+    is static_int's TracerIntegerConversionError, a non-number an ArgumentTypeError."""
+    if isinstance(v, core.Tracer):
+        return static_int(v, what)
+    try:
+        return int(v)
+    except (TypeError, ValueError) as e:
+        raise ArgumentTypeError(f"{what} must be a number, got {v!r:.60} ({e})") from None
 
 
 @library_jit(static_argnums=(1, 2, 3))
