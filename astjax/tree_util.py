@@ -17,7 +17,8 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, NamedTuple
 
-from .errors import ArgumentTypeError, ArgumentValueError, JAXAttributeError, StructureError
+from .errors import (ArgumentTypeError as _ArgumentTypeError, ArgumentValueError,
+                     JAXAttributeError as _JAXAttributeError, StructureError as _StructureError)
 from .pytree_registry import (  # noqa: F401  (re-exported: the public registration API)
     DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, _boundary, _node_for,
     _node_for_type, _registry, _staging_node_for, register_dataclass, register_pytree_node,
@@ -117,7 +118,7 @@ def _check_fn(fn, what):
     """A located TypeError (JAX's) when `fn`, the argument `what`, is not callable:
     called where calling it failed, so the fast paths check nothing."""
     if not callable(fn):
-        raise ArgumentTypeError(f"{what} must be callable, got {fn!r:.60}: "
+        raise _ArgumentTypeError(f"{what} must be callable, got {fn!r:.60}: "
                                 f"'{type(fn).__name__}' object is not callable",
                                 hint="pass the function itself (not its result or its name)")
 
@@ -184,7 +185,7 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     except AttributeError:
         if hasattr(treedef, "unflatten"):   # another PyTreeDef (JAX calls its method)
             return treedef.unflatten(leaves)
-        raise JAXAttributeError(f"'{type(treedef).__name__}' object has no attribute "
+        raise _JAXAttributeError(f"'{type(treedef).__name__}' object has no attribute "
                                 f"'unflatten'", hint="tree_unflatten takes the treedef first: "
                                 "tree_unflatten(treedef, leaves)") from None
     if len(leaves) != n:
@@ -393,12 +394,13 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef,
             inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
         n_in, n_out = inner_treedef.num_leaves, outer_treedef.num_leaves
     except AttributeError as e:   # (JAX's AttributeError, located)
-        raise JAXAttributeError(str(e), hint="pass the structures as PyTreeDefs, e.g. "
+        raise _JAXAttributeError(str(e), hint="pass the structures as PyTreeDefs, e.g. "
                                 "tree_structure([0, 0]), not example trees") from None
     if treedef.num_leaves != n_in * n_out:
-        raise StructureError(f"Mismatch\n{treedef}\n != \n{outer_treedef.compose(inner_treedef)}",
-                             hint=f"the tree must be the outer structure with a tree of "
-                                  f"{n_in} leaves at each of its {n_out} leaves")
+        expected = outer_treedef.compose(inner_treedef)
+        raise _StructureError(f"Mismatch\n{treedef}\n != \n{expected}",
+                              hint=f"the tree must be the outer structure with a tree of "
+                                   f"{n_in} leaves at each of its {n_out} leaves")
     lol = [flat[i * n_in:(i + 1) * n_in] for i in range(n_out)]
     transposed = [list(col) for col in zip(*lol)]
     subtrees = [tree_unflatten(outer_treedef, col) for col in transposed]
@@ -602,7 +604,7 @@ class Partial(functools.partial):
 
     def __new__(klass, func, *args, **kw):
         if not callable(func):   # (functools' TypeError, located)
-            raise ArgumentTypeError(f"the first argument must be callable, got {func!r:.60}",
+            raise _ArgumentTypeError(f"the first argument must be callable, got {func!r:.60}",
                                     hint="Partial(f, *args): pass the function first")
         if isinstance(func, functools.partial):
             # (functools would merge its arguments into ours, making them leaves: a
