@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, ArgumentValueError, ShapeError
+from ..errors import ArgumentError, ArgumentValueError
 from .. import numpy as jnp
 from ..numpy import linalg
 from ..numpy.operands import broadcast_shapes, promote_dtypes_inexact
@@ -272,6 +272,9 @@ def orthogonal(key: ArrayLike, n: int, shape: Sequence[int] = (), dtype: DTypeLi
     return jnp.swapaxes(x, -1, -2) if n < m else x
 
 
+_MVN_HINT = "mean is (..., n) and cov (..., n, n): one n x n covariance per mean vector"
+
+
 def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
                         shape: Sequence[int] | None = None, dtype: DTypeLike | None = None,
                         method: str = 'cholesky') -> Array:
@@ -294,8 +297,13 @@ def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
     mean = lax.convert_element_type(jnp.asarray(mean), dt)
     cov = lax.convert_element_type(jnp.asarray(cov), dt)
     ms, cs = core.get_aval(mean).shape, core.get_aval(cov).shape
-    if len(ms) < 1 or len(cs) < 2 or cs[-2:] != (ms[-1], ms[-1]):
-        raise ShapeError(f"multivariate_normal: mean {ms} and cov {cs} do not match")
+    for name, sh, rank in (("mean", ms, 1), ("cov", cs, 2)):   # (JAX's ValueErrors)
+        if len(sh) < rank:
+            raise ArgumentValueError(f"multivariate_normal requires {name}.ndim >= {rank}, "
+                                     f"got {name}.ndim == {len(sh)}", hint=_MVN_HINT)
+    if cs[-2:] != (ms[-1], ms[-1]):
+        raise ArgumentValueError(f"multivariate_normal requires cov.shape == (..., n, n) for "
+                                 f"n={ms[-1]}, but got cov.shape == {cs}.", hint=_MVN_HINT)
     shape = broadcast_shapes(ms[:-1], cs[:-2]) if shape is None else static_shape(shape)
     if method == "svd":
         u, s, _ = linalg.svd(cov)

@@ -26,7 +26,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..codegen import runtime
 from .. import numpy as jnp
-from ..errors import ArgumentValueError, DTypeError, NotImplementedInAstjaxError
+from ..errors import ArgumentValueError, NotImplementedInAstjaxError
 from ..extend.core import in_eager_transform
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from ..numpy.util import library_jit, static_shape
@@ -310,7 +310,9 @@ def poisson(key: ArrayLike, lam: ArrayLike, shape: Sequence[int] | None = None,
                                           hint="draw it from a threefry2x32 key, as in JAX")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     if not dtypes.is_int(dt):
-        raise DTypeError(f"dtype argument to `poisson` must be an int dtype, got {dt}")
+        raise ArgumentValueError(   # (JAX's ValueError)
+            f"dtype argument to `poisson` must be an int dtype, got {dt}",
+            hint="pass an integer dtype such as jnp.int32")
     shape = _shape_of(lam) if shape is None else static_shape(shape)
     lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
     return _poisson(key, *_as_arguments(lam), tuple(shape), dt)

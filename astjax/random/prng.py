@@ -74,6 +74,11 @@ def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
     key = _ka.check_key(key, "fold_in")
     if np.ndim(data) if not hasattr(data, "aval") else core.get_aval(data).ndim:
         raise ShapeError("fold_in takes a scalar", hint="use astjax.vmap to batch")
+    if isinstance(data, str):   # (JAX's `jnp.asarray(data, 'uint32')` parses it, as NumPy)
+        try:
+            data = np.asarray(data, np.uint32)
+        except ValueError as e:
+            raise ArgumentValueError(f"fold_in: {e}", hint="pass an integer") from None
     if isinstance(data, (int, np.integer)):
         data = np.uint32(int(data) & 0xFFFFFFFF)
     elif core.get_aval(data).dtype != dtypes.uint32:
