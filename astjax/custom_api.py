@@ -30,7 +30,8 @@ from . import ad_eager_values, core, hi_state, hi_values, tree_util
 from .ad_base import _Transformed, _staging, differentiation
 from .core import bind
 from .errors import (ArgumentTypeError, DerivativeNotImplementedError, ShapeError,
-                     StructureError, UndefinedRuleError, caller_location, check_signature)
+                     StructureError, UndefinedRuleError, caller_location, check_callable,
+                     check_signature)
 from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp_call_p,
                                             custom_vjp_call_p)
 from .primitives.linear_call import linear_call_p
@@ -70,6 +71,7 @@ class custom_jvp(_Transformed):
     def defjvp(self, jvp, symbolic_zeros=False):
         """Set the JVP rule `jvp(primals, tangents) -> (primal_out, tangent_out)`
         (nondiff arguments first); returns it, so it can be used as a decorator."""
+        check_callable(jvp, "custom_jvp.defjvp")   # (JAX: a TypeError at every call)
         self.jvp = jvp
         self.symbolic_zeros = bool(symbolic_zeros)   # (read for a Ref argument's tangent)
         return jvp
@@ -77,6 +79,9 @@ class custom_jvp(_Transformed):
     def defjvps(self, *jvps):
         """Set the JVP from one rule per argument: `jvp_i(t_i, primal_out, *primals)`
         (None for an argument with zero derivative); the contributions are summed."""
+        for f in jvps:
+            if f is not None:
+                check_callable(f, "custom_jvp.defjvps")
         def jvp_(primals, tangents):
             out = self(*primals)
             tout = None
@@ -215,6 +220,8 @@ class custom_vjp(_Transformed):
                 "remat optimization for custom_vjp does not support symbolic zeros",
                 loc=caller_location(),
                 hint="pass either symbolic_zeros=True or optimize_remat=True")
+        check_callable(fwd, "custom_vjp.defvjp: fwd")   # (JAX: a TypeError at every call)
+        check_callable(bwd, "custom_vjp.defvjp: bwd")
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, bool(symbolic_zeros)
         self.optimize_remat = bool(optimize_remat)
 

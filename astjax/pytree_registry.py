@@ -12,6 +12,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple, TypeVar
 
+from .errors import ArgumentValueError
+
 _C = TypeVar("_C")  # a class given to and returned by a registering decorator
 
 
@@ -35,7 +37,10 @@ def register_pytree_node(nodetype: Any, flatten_func: Callable[..., Any],
     """`flatten_func(x) -> (children, aux)`, `unflatten_func(aux, children) -> x`.
     Returns None, as JAX's does (the class decorators below return the class)."""
     if nodetype in _registry:
-        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
+        raise ArgumentValueError(   # (JAX's ValueError)
+            f"Duplicate custom PyTreeDef type registration for {nodetype}.",
+            hint="register each class once (a module run twice registers its classes "
+                 "again: guard it, or register at import)")
     _registry[nodetype] = _Node(flatten_func, unflatten_func, flatten_with_keys_func)
     _implicit.pop(nodetype, None)
 

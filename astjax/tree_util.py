@@ -17,7 +17,8 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, NamedTuple
 
-from .errors import ArgumentValueError
+from .errors import (ArgumentTypeError as _ArgumentTypeError, ArgumentValueError,
+                     JAXAttributeError as _JAXAttributeError, StructureError as _StructureError)
 from .pytree_registry import (  # noqa: F401  (re-exported: the public registration API)
     DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, _boundary, _node_for,
     _node_for_type, _registry, _staging_node_for, register_dataclass, register_pytree_node,
@@ -105,8 +106,26 @@ def tree_flatten(tree: Any,
                  is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeDef]:
     """(leaves, treedef); `None` is an empty subtree, not a leaf."""
     leaves: list = []
-    treedef = _flatten(tree, is_leaf, leaves)
+    try:
+        treedef = _flatten(tree, is_leaf, leaves)
+    except TypeError:
+        _check_is_leaf(is_leaf)
+        raise
     return leaves, treedef
+
+
+def _check_fn(fn, what):
+    """A located TypeError (JAX's) when `fn`, the argument `what`, is not callable:
+    called where calling it failed, so the fast paths check nothing."""
+    if not callable(fn):
+        raise _ArgumentTypeError(f"{what} must be callable, got {fn!r:.60}: "
+                                f"'{type(fn).__name__}' object is not callable",
+                                hint="pass the function itself (not its result or its name)")
+
+
+def _check_is_leaf(is_leaf):
+    if is_leaf is not None:
+        _check_fn(is_leaf, "is_leaf")
 
 
 def flatten_for_staging(tree):
@@ -161,7 +180,15 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
         {'a': [10, 20], 'b': 30}
     """
     leaves = list(leaves)
-    if len(leaves) != treedef.num_leaves:
+    try:
+        n = treedef.num_leaves
+    except AttributeError:
+        if hasattr(treedef, "unflatten"):   # another PyTreeDef (JAX calls its method)
+            return treedef.unflatten(leaves)
+        raise _JAXAttributeError(f"'{type(treedef).__name__}' object has no attribute "
+                                f"'unflatten'", hint="tree_unflatten takes the treedef first: "
+                                "tree_unflatten(treedef, leaves)") from None
+    if len(leaves) != n:
         raise ArgumentValueError(
             f"Too {'few' if len(leaves) < treedef.num_leaves else 'many'} leaves for "
             f"PyTreeDef; expected {treedef.num_leaves}, got {len(leaves)}.",
@@ -227,7 +254,11 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
     """
     leaves, treedef = tree_flatten(tree, is_leaf)
     others = [_flatten_up_to(treedef, r, strict=True) for r in rest]
-    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+    try:
+        return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+    except TypeError:
+        _check_fn(f, "tree_map: f")
+        raise
 
 
 def _mismatch(td, x, why):
@@ -300,9 +331,13 @@ def tree_reduce(function: Callable[..., Any], tree: Any, initializer: Any = _NO_
         6
     """
     leaves = tree_leaves(tree, is_leaf)
-    if initializer is _NO_INIT:
-        return functools.reduce(function, leaves)
-    return functools.reduce(function, leaves, initializer)
+    try:
+        if initializer is _NO_INIT:
+            return functools.reduce(function, leaves)
+        return functools.reduce(function, leaves, initializer)
+    except TypeError:
+        _check_fn(function, "tree_reduce: function")
+        raise
 
 
 def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any, *,
@@ -354,11 +389,18 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef,
         ([1, 3], [2, 4])
     """
     flat, treedef = tree_flatten(pytree_to_transpose)
-    if inner_treedef is None:
-        inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
-    n_in, n_out = inner_treedef.num_leaves, outer_treedef.num_leaves
+    try:
+        if inner_treedef is None:
+            inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+        n_in, n_out = inner_treedef.num_leaves, outer_treedef.num_leaves
+    except AttributeError as e:   # (JAX's AttributeError, located)
+        raise _JAXAttributeError(str(e), hint="pass the structures as PyTreeDefs, e.g. "
+                                "tree_structure([0, 0]), not example trees") from None
     if treedef.num_leaves != n_in * n_out:
-        raise TypeError(f"Mismatch\n{treedef}\n != \n{outer_treedef} composed with {inner_treedef}")
+        expected = outer_treedef.compose(inner_treedef)
+        raise _StructureError(f"Mismatch\n{treedef}\n != \n{expected}",
+                              hint=f"the tree must be the outer structure with a tree of "
+                                   f"{n_in} leaves at each of its {n_out} leaves")
     lol = [flat[i * n_in:(i + 1) * n_in] for i in range(n_out)]
     transposed = [list(col) for col in zip(*lol)]
     subtrees = [tree_unflatten(outer_treedef, col) for col in transposed]
@@ -453,8 +495,13 @@ def tree_flatten_with_path(
         return PyTreeDef(list if node is _LIST else type(x), aux,
                          [go(c, path + (k,)) for k, c in zip(_child_keys(x, node, children,
                                                                          aux), children)])
-    treedef = go(tree, ())
-    del go   # (the recursive closure's own cell: no cycle keeps the leaves alive)
+    try:
+        treedef = go(tree, ())
+    except TypeError:
+        _check_is_leaf(is_leaf)
+        raise
+    finally:
+        del go   # (the recursive closure's own cell: no cycle keeps the leaves alive)
     return out, treedef
 
 
@@ -522,7 +569,11 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
     """
     pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
     others = [_flatten_up_to(treedef, r, strict=True) for r in rest]
-    return tree_unflatten(treedef, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
+    try:
+        return tree_unflatten(treedef, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
+    except TypeError:
+        _check_fn(f, "tree_map_with_path: f")
+        raise
 
 
 def keystr(keys: Sequence[Any], *, simple: bool = False, separator: str = '') -> str:
@@ -552,6 +603,9 @@ class Partial(functools.partial):
     the function is static, so it can be passed through `jit`."""
 
     def __new__(klass, func, *args, **kw):
+        if not callable(func):   # (functools' TypeError, located)
+            raise _ArgumentTypeError(f"the first argument must be callable, got {func!r:.60}",
+                                    hint="Partial(f, *args): pass the function first")
         if isinstance(func, functools.partial):
             # (functools would merge its arguments into ours, making them leaves: a
             # function given as a partial stays static, arguments and all, as JAX's)

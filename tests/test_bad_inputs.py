@@ -186,3 +186,18 @@ if __name__ == "__main__":  # python tests/test_bad_inputs.py: counts by class
     for k, n in counts.most_common():
         print(f"{n:4}  {k}")
     print(f"{sum(counts.values()):4}  total")
+
+
+def test_unbound_local_says_what_python_says():
+    """A local no assignment reaches (a loop that ran zero times) is read with Python's
+    own UnboundLocalError message; astjax's explanation is the hint."""
+    def plain():
+        for i in range(0):
+            pass
+        return i  # noqa: F821 -- unbound on purpose
+    try:
+        plain()
+    except UnboundLocalError as e:
+        want = str(e)
+    exc, _ = _run(Path(__file__).parent / "bad_inputs" / "name_loop_var_after_zero_trips.py")
+    assert isinstance(exc, errors.UnboundLocalVariableError) and exc.message == want, exc

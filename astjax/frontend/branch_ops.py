@@ -44,8 +44,9 @@ class Undefined:
         return f"<undefined {self.name}>"
 
     def _fail(self, *a, **k):
-        raise UnboundLocalVariableError(f"'{self.name}' is used here but is not assigned on "
-                                        f"every path that reaches this line")
+        raise UnboundLocalVariableError(   # (Python's wording; the hint says why)
+            f"cannot access local variable '{self.name}' where it is not associated with a "
+            f"value")
 
     __bool__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
     __truediv__ = __getitem__ = __call__ = __iter__ = __neg__ = __lt__ = __gt__ = _fail

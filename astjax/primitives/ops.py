@@ -14,7 +14,7 @@ import numpy as _np
 from .. import core as _core, dtypes as _dtypes, tree_util as _tree_util
 from ..shape_poly import canonical_dim as _canonical_dim, shape_entries as _shape_entries
 from ..traceback_util import entry_point as _entry_point
-from ..errors import (ArgumentIndexError as _ArgumentIndexError,
+from ..errors import (ArgumentIndexError as _ArgumentIndexError, AstjaxError as _AstjaxError,
                       ArgumentTypeError as _ArgumentTypeError, ShapeError as _ShapeError,
                       ArgumentValueError as _ArgumentValueError,
                       NotImplementedInAstjaxError as _NotImplementedInAstjaxError,
@@ -463,7 +463,13 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
                 f"got operand={operand!r} and positional operands {operands}",
                 hint="pass the operands by position only")
         operands = (operand,)
-    branches = list(branches)
+    try:
+        branches = list(branches)
+    except TypeError as e:   # (JAX's TypeError: it iterates them to check each)
+        raise _ArgumentTypeError(f"lax.switch: branches must be a sequence of callables, got "
+                                 f"{branches!r:.60}: {e}",
+                                 hint="pass a list of functions, even for one branch: "
+                                      "switch(i, [f], x)") from None
     if not branches:
         raise _ArgumentValueError("lax.switch needs at least one branch, got an empty sequence",
                                   hint="pass a list of functions: switch(i, [f0, f1], x)")
@@ -497,8 +503,29 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """JAX's `lax.scan`, with `f(carry, x)` checked first."""
     _checked("lax.scan", f, 2)
+    length = _scan_length(length)
     _check_scan_length(xs, length)
     return _scan_mod.scan(f, init, xs, length, reverse, unroll, _split_transpose)
+
+
+def _scan_length(length):
+    """`length` as a Python int, as JAX's `int(length)` (2.5 is 2 trips); a staged value
+    is a concretization error, a value `int` rejects its located error, a negative
+    length a ValueError (JAX's fails in the compiler)."""
+    if length is None or type(length) is int and length >= 0:
+        return length
+    try:
+        length = int(length)   # (a staged value: its own concretization error)
+    except _AstjaxError:
+        raise
+    except (TypeError, ValueError) as e:
+        cls = _ArgumentTypeError if isinstance(e, TypeError) else _ArgumentValueError
+        raise cls(f"lax.scan: length must be an integer, got {length!r:.40}: {e}",
+                  hint="pass the number of iterations as an int") from None
+    if length < 0:
+        raise _ArgumentValueError(f"lax.scan: length must be nonnegative, got {length}",
+                                  hint="pass the number of iterations (0 or more)")
+    return length
 
 
 def _check_scan_length(xs, length):

@@ -9,11 +9,10 @@ from typing import Any
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, ArgumentValueError, ShapeError
+from ..errors import ArgumentError, ArgumentValueError
 from .. import numpy as jnp
 from ..numpy import linalg
 from ..numpy.operands import broadcast_shapes, promote_dtypes_inexact
-from ..numpy.util import static_shape
 from . import prng as _r
 from ..typing import Array, ArrayLike, DTypeLike
 
@@ -32,7 +31,7 @@ def _pshape(*params):
 
 
 def _shape_or(shape, *params):
-    return _pshape(*params) if shape is None else static_shape(shape)
+    return _pshape(*params) if shape is None else _r.shape_arg(shape)
 
 
 def cauchy(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
@@ -153,7 +152,7 @@ def weibull_min(key: ArrayLike, scale: ArrayLike, concentration: ArrayLike,
         An array of `shape` and `dtype`.
     """
     dt = _fdt(dtype, "weibull_min")
-    u = _r.uniform(key, static_shape(shape), dt, minval=0, maxval=1)
+    u = _r.uniform(key, _r.shape_arg(shape), dt, minval=0, maxval=1)
     return jnp.multiply(jnp.power(jnp.negative(jnp.log1p(jnp.negative(u))),
                                   jnp.true_divide(1.0, concentration)), scale)
 
@@ -170,7 +169,7 @@ def maxwell(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None =
         An array of `shape` and `dtype`.
     """
     dt = _fdt(dtype, "maxwell")
-    return linalg.norm(_r.normal(key, static_shape(shape) + (3,), dt), axis=-1)
+    return linalg.norm(_r.normal(key, _r.shape_arg(shape) + (3,), dt), axis=-1)
 
 
 def double_sided_maxwell(key: ArrayLike, loc: ArrayLike, scale: ArrayLike,
@@ -187,7 +186,7 @@ def double_sided_maxwell(key: ArrayLike, loc: ArrayLike, scale: ArrayLike,
         An array of floating `dtype`.
     """
     dt = _fdt(dtype, "double_sided_maxwell")
-    shape = static_shape(shape) + _pshape(loc, scale)
+    shape = _r.shape_arg(shape) + _pshape(loc, scale)
     mk, rk = _r._split_pair(key)
     m = maxwell(mk, shape, dt)
     sign = _r.rademacher(rk, shape, dt)
@@ -264,12 +263,15 @@ def orthogonal(key: ArrayLike, n: int, shape: Sequence[int] = (), dtype: DTypeLi
         dtypes.dtype(dtype), np.complexfloating) else dtypes.canonicalize(dtypes.dtype(dtype))
     n = int(n)
     m = n if m is None else int(m)
-    shape = static_shape(shape)
+    shape = _r.shape_arg(shape)
     z = _r.normal(key, (*shape, max(n, m), min(n, m)), dt)
     q, r = linalg.qr(z)
     d = linalg.diagonal(r)
     x = jnp.multiply(q, jnp.expand_dims(jnp.sign(d), -2))
     return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
+_MVN_HINT = "mean is (..., n) and cov (..., n, n): one n x n covariance per mean vector"
 
 
 def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
@@ -294,9 +296,14 @@ def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
     mean = lax.convert_element_type(jnp.asarray(mean), dt)
     cov = lax.convert_element_type(jnp.asarray(cov), dt)
     ms, cs = core.get_aval(mean).shape, core.get_aval(cov).shape
-    if len(ms) < 1 or len(cs) < 2 or cs[-2:] != (ms[-1], ms[-1]):
-        raise ShapeError(f"multivariate_normal: mean {ms} and cov {cs} do not match")
-    shape = broadcast_shapes(ms[:-1], cs[:-2]) if shape is None else static_shape(shape)
+    for name, sh, rank in (("mean", ms, 1), ("cov", cs, 2)):   # (JAX's ValueErrors)
+        if len(sh) < rank:
+            raise ArgumentValueError(f"multivariate_normal requires {name}.ndim >= {rank}, "
+                                     f"got {name}.ndim == {len(sh)}", hint=_MVN_HINT)
+    if cs[-2:] != (ms[-1], ms[-1]):
+        raise ArgumentValueError(f"multivariate_normal requires cov.shape == (..., n, n) for "
+                                 f"n={ms[-1]}, but got cov.shape == {cs}.", hint=_MVN_HINT)
+    shape = broadcast_shapes(ms[:-1], cs[:-2]) if shape is None else _r.shape_arg(shape)
     if method == "svd":
         u, s, _ = linalg.svd(cov)
         factor = jnp.multiply(u, jnp.sqrt(s[..., None, :]))

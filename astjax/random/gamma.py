@@ -26,10 +26,10 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..codegen import runtime
 from .. import numpy as jnp
-from ..errors import ArgumentValueError, DTypeError, NotImplementedInAstjaxError
+from ..errors import ArgumentValueError, NotImplementedInAstjaxError
 from ..extend.core import in_eager_transform
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
-from ..numpy.util import library_jit, static_shape
+from ..numpy.util import library_jit
 from ..primitives.random_gamma import random_gamma
 from . import prng as _p
 from . import key_array as _ka
@@ -90,7 +90,7 @@ def _gamma_shape(name, shape, *params):
     ps = [_shape_of(p) for p in params]
     if shape is None:
         return tuple(broadcast_shapes(*ps)) if ps else ()
-    shape = static_shape(shape)
+    shape = _p.shape_arg(shape)
     _p._check_shape(name, shape, *ps)
     return shape
 
@@ -141,7 +141,7 @@ def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: Sequence[int] | None = No
     if shape is None:
         shape = tuple(ashape[:-1])
     else:
-        shape = static_shape(shape)
+        shape = _p.shape_arg(shape)
         _p._check_shape("dirichlet", shape, tuple(ashape[:-1]))
     return _dirichlet(key, *_as_arguments(alpha), shape + tuple(ashape[-1:]), dt)
 
@@ -207,7 +207,7 @@ def generalized_normal(key: ArrayLike, p: ArrayLike, shape: Sequence[int] = (),
     """Samples with density proportional to exp(-|x|^p)."""
     key = _ka.check_key(key, "generalized_normal")
     dt = _p._float_dtype(dtype, "generalized_normal")
-    return _generalized_normal(key, *_as_arguments(p), static_shape(shape), dt)
+    return _generalized_normal(key, *_as_arguments(p), _p.shape_arg(shape), dt)
 
 
 @library_jit(static_argnums=(2, 3))
@@ -223,7 +223,7 @@ def ball(key: ArrayLike, d: int, p: float = 2, shape: Sequence[int] = (),
     """Uniform samples from the unit Lp ball in `d` dimensions."""
     key = _ka.check_key(key, "ball")
     dt = _p._float_dtype(dtype, "ball")
-    return _ball(key, *_as_arguments(p), int(d), static_shape(shape), dt)
+    return _ball(key, *_as_arguments(p), int(d), _p.shape_arg(shape), dt)
 
 
 @library_jit(static_argnums=(2, 3, 4))
@@ -310,8 +310,10 @@ def poisson(key: ArrayLike, lam: ArrayLike, shape: Sequence[int] | None = None,
                                           hint="draw it from a threefry2x32 key, as in JAX")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     if not dtypes.is_int(dt):
-        raise DTypeError(f"dtype argument to `poisson` must be an int dtype, got {dt}")
-    shape = _shape_of(lam) if shape is None else static_shape(shape)
+        raise ArgumentValueError(   # (JAX's ValueError)
+            f"dtype argument to `poisson` must be an int dtype, got {dt}",
+            hint="pass an integer dtype such as jnp.int32")
+    shape = _shape_of(lam) if shape is None else _p.shape_arg(shape)
     lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
     return _poisson(key, *_as_arguments(lam), tuple(shape), dt)
 
@@ -430,7 +432,7 @@ def multinomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, *, shape: Sequence[i
     key = _ka.check_key(key, "multinomial")
     dt = _p._float_dtype(dtype, "multinomial")
     n, p = promote_args_inexact("multinomial", n, p)
-    shape = _shape_of(p) if shape is None else static_shape(shape)
+    shape = _shape_of(p) if shape is None else _p.shape_arg(shape)
     n = jnp.broadcast_to(n, shape[:-1])
     p = jnp.moveaxis(jnp.broadcast_to(p, shape), -1, 0)
     remaining = jnp.flip(jnp.cumsum(jnp.flip(p, 0), axis=0), 0)

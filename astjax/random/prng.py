@@ -15,7 +15,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, DTypeError,
                       ShapeError, ShapeValueError)
-from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shape
+from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shape as _np_shape
 from .. import numpy as jnp
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from . import key_array as _ka
@@ -43,6 +43,16 @@ def seed_keys(seed, impl):
     return _seed(seed, impl)
 
 
+
+def shape_arg(shape, what="shape"):
+    """A sampler's `shape` argument as a tuple of ints. None is JAX's TypeError here
+    (a function whose shape defaults to None reads None itself, before this)."""
+    if shape is None:
+        raise ArgumentTypeError(f"{what} must be an integer or a sequence of integers, got "
+                                "None: 'NoneType' object is not iterable",
+                                hint="pass a tuple of integers (() for a single value)")
+    return _np_shape(shape, what)
+
 @library_jit(static_argnums=(1,))
 def _seed(seed, impl):
     return PRNGKeyArray(impl.seed(seed), impl)
@@ -61,7 +71,7 @@ def split(key: ArrayLike, num: int | tuple[int, ...] = 2) -> Array:
     """`num` (an int or a shape) new typed keys from one typed key, stacked along new
     leading axes."""
     key = _ka.check_key(key, "split")
-    return _split(key, static_shape(num, "the number of keys"))
+    return _split(key, shape_arg(num, "the number of keys"))
 
 
 @library_jit
@@ -74,6 +84,11 @@ def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
     key = _ka.check_key(key, "fold_in")
     if np.ndim(data) if not hasattr(data, "aval") else core.get_aval(data).ndim:
         raise ShapeError("fold_in takes a scalar", hint="use astjax.vmap to batch")
+    if isinstance(data, str):   # (JAX's `jnp.asarray(data, 'uint32')` parses it, as NumPy)
+        try:
+            data = np.asarray(data, np.uint32)
+        except ValueError as e:
+            raise ArgumentValueError(f"fold_in: {e}", hint="pass an integer") from None
     if isinstance(data, (int, np.integer)):
         data = np.uint32(int(data) & 0xFFFFFFFF)
     elif core.get_aval(data).dtype != dtypes.uint32:
@@ -92,8 +107,11 @@ def bits(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = No
     dt = dtypes.canonicalize(dtypes.uint64 if dtype is None else dtypes.dtype(dtype),
                              warn=dtype is not None)
     if not dtypes.issubdtype(dt, np.unsignedinteger):
-        raise DTypeError(f"`random.bits` needs an unsigned integer dtype, got {dt}")
-    return _bits(key, dt.itemsize * 8, static_shape(shape))
+        raise ArgumentValueError(   # (JAX's ValueError)
+            f"dtype argument to `bits` must be an unsigned int dtype, got {dt}",
+            hint="pass an unsigned dtype (jnp.uint8, uint16, uint32 or uint64) and convert "
+                 "the bits afterwards")
+    return _bits(key, dt.itemsize * 8, shape_arg(shape))
 
 
 def _float_dtype(dtype, name, kinds=(np.floating,)):
@@ -170,7 +188,7 @@ def uniform(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None =
         Array([0.947667  , 0.9785799 , 0.33229148], dtype=float32)
     """
     key = _ka.check_key(key, "uniform")
-    return _uniform(key, minval, maxval, static_shape(shape), _float_dtype(dtype, "uniform"))
+    return _uniform(key, minval, maxval, shape_arg(shape), _float_dtype(dtype, "uniform"))
 
 
 def _normal_real(key, shape, dtype):
@@ -207,7 +225,7 @@ def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = 
         Array([ 1.6226422 ,  2.0252647 , -0.43359444], dtype=float32)
     """
     key = _ka.check_key(key, "normal")
-    return _normal(key, static_shape(shape),
+    return _normal(key, shape_arg(shape),
                    _float_dtype(dtype, "normal", (np.floating, np.complexfloating)))
 
 
@@ -238,7 +256,7 @@ def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike,
     if shape is None:
         shape = broadcast_shapes(*ps)
     else:
-        shape = static_shape(shape)
+        shape = shape_arg(shape)
         _check_shape("truncated_normal", shape, *ps)
     return _truncated_normal(key, lower, upper, shape, dt)
 
@@ -253,7 +271,7 @@ def bernoulli(key: ArrayLike, p: ArrayLike = np.float32(0.5), shape: Sequence[in
     if not dtypes.is_float(dt):
         raise DTypeError(f"bernoulli probability `p` must have a floating dtype, got {dt}")
     pshape = core.get_aval(p).shape if hasattr(p, "aval") else np.shape(p)
-    shape = tuple(pshape) if shape is None else static_shape(shape)
+    shape = tuple(pshape) if shape is None else shape_arg(shape)
     _check_shape("bernoulli", shape, pshape)
     return _bernoulli(key, p, shape, dt, mode)
 
@@ -316,7 +334,7 @@ def randint(key: ArrayLike, shape: Sequence[int], minval: ArrayLike, maxval: Arr
                              warn=dtype is not None)
     if not dtypes.is_int(dt):
         raise DTypeError(f"randint only accepts integer dtypes, got {dt}")
-    shape = static_shape(shape)
+    shape = shape_arg(shape)
     ps = [core.get_aval(v).shape if hasattr(v, "aval") else np.shape(v) for v in (minval, maxval)]
     _check_shape("randint", shape, *ps)
     info = dtypes.iinfo(dt)
@@ -372,11 +390,11 @@ def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: boo
     key = _ka.check_key(key, "choice")
     if not isinstance(shape, (tuple, list)):
         raise ArgumentTypeError(f"shape argument of random.choice must be a sequence, got {shape}")
-    shape = static_shape(shape)
+    shape = shape_arg(shape)
     arr = jnp.asarray(a)
     aval = core.get_aval(arr)
-    if aval.ndim == 0:
-        n_inputs = static_int(a, "the argument a of random.choice")
+    if aval.ndim == 0:   # JAX's `int(a)`: a float population 5.0 is range(5)
+        n_inputs = _int_now(a, "the argument a of random.choice")
     else:
         axis = canonicalize_axis(axis, aval.ndim, "random.choice")
         n_inputs = aval.shape[axis]
@@ -417,6 +435,17 @@ def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: boo
     return jnp.reshape(result, out_shape)
 
 
+def _int_now(v, what):
+    """`int(v)` now, as JAX concretizes a 0-d value (a float truncates): a staged value
+    is static_int's TracerIntegerConversionError, a non-number an ArgumentTypeError."""
+    if isinstance(v, core.Tracer):
+        return static_int(v, what)
+    try:
+        return int(v)
+    except (TypeError, ValueError) as e:
+        raise ArgumentTypeError(f"{what} must be a number, got {v!r:.60} ({e})") from None
+
+
 @library_jit(static_argnums=(1, 2, 3))
 def _gumbel(key, shape, dtype, mode):
     info = dtypes.finfo(dtype)
@@ -435,7 +464,7 @@ def gumbel(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = 
            mode: str | None = None) -> Array:
     """Standard Gumbel values."""
     key = _ka.check_key(key, "gumbel")
-    return _gumbel(key, static_shape(shape), _float_dtype(dtype, "gumbel"), mode or "low")
+    return _gumbel(key, shape_arg(shape), _float_dtype(dtype, "gumbel"), mode or "low")
 
 
 def categorical(key: ArrayLike, logits: ArrayLike, axis: int = -1,
@@ -447,7 +476,7 @@ def categorical(key: ArrayLike, logits: ArrayLike, axis: int = -1,
     la = core.get_aval(logits)
     axis = canonicalize_axis(axis, max(la.ndim, 1), "random.categorical")
     batch_shape = tuple(d for i, d in enumerate(la.shape) if i != axis)
-    shape = batch_shape if shape is None else static_shape(shape)
+    shape = batch_shape if shape is None else shape_arg(shape)
     _check_shape("categorical", shape, batch_shape)
     prefix = shape[:len(shape) - len(batch_shape)]
     if replace:
@@ -477,7 +506,7 @@ def exponential(key: ArrayLike, shape: Sequence[int] = (),
                 dtype: DTypeLike | None = None) -> Array:
     """Standard exponential values."""
     key = _ka.check_key(key, "exponential")
-    return _exponential(key, static_shape(shape), _float_dtype(dtype, "exponential"))
+    return _exponential(key, shape_arg(shape), _float_dtype(dtype, "exponential"))
 
 
 @library_jit(static_argnums=(1, 2))
@@ -499,7 +528,7 @@ def laplace(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None =
         An array of `shape` and `dtype`.
     """
     key = _ka.check_key(key, "laplace")
-    return _laplace(key, static_shape(shape), _float_dtype(dtype, "laplace"))
+    return _laplace(key, shape_arg(shape), _float_dtype(dtype, "laplace"))
 
 
 @library_jit(static_argnums=(1, 2))
@@ -520,7 +549,7 @@ def logistic(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None 
         An array of `shape` and `dtype`.
     """
     key = _ka.check_key(key, "logistic")
-    return _logistic(key, static_shape(shape), _float_dtype(dtype, "logistic"))
+    return _logistic(key, shape_arg(shape), _float_dtype(dtype, "logistic"))
 
 
 def rademacher(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
@@ -541,7 +570,7 @@ def rademacher(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | Non
     """
     key = _ka.check_key(key, "rademacher")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
-    b = bernoulli(key, 0.5, shape=static_shape(shape))
+    b = bernoulli(key, 0.5, shape=shape_arg(shape))
     return lax.convert_element_type(lax.sub(lax.mul(lax.convert_element_type(b, dt),
                                                     np.asarray(2, dt)[()]),
                                             np.asarray(1, dt)[()]), dt)

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): the first argument must be callable
-# xfail: a non-callable jvp rule is accepted by defjvp and fails raw (no location) at the first jvp
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): dtype argument to `bits` must be an unsigned int dtype, got float32
-# xfail: astjax raises a DTypeError (TypeError) where JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: ok
 # jax: ok
-# xfail: a 0-d population (JAX draws from range(int(a))) is rejected with ArgumentTypeError
 import astjax.numpy as jnp
 from astjax import random
 

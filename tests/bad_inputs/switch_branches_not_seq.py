@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): 'function' object is not iterable
-# xfail: a single function as lax.switch's branches fails raw ('function' object is not iterable), unlocated
 import numpy as np
 import astjax
 import astjax.numpy as jnp

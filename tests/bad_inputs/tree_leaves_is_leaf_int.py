@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): flatten(): incompatible function arguments. The following argument types are supported:
-# xfail: tree_leaves' non-callable is_leaf raises a raw TypeError, unlocated
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): 'int' object is not callable
-# xfail: tree_map's non-callable f fails raw, unlocated
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Duplicate custom PyTreeDef type registration for <class '__bad_input__.P'>.
-# xfail: a second register_pytree_node of a class raises a raw ValueError, unlocated
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Mismatch
-# xfail: tree_transpose's structure mismatch raises a raw TypeError, unlocated
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError AttributeError
 # jax: AttributeError (AttributeError): 'list' object has no attribute 'unflatten'
-# xfail: tree_unflatten of a non-treedef raises a raw AttributeError, unlocated
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,0 +1,7 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): 'int' object is not callable
+import astjax
+import astjax.numpy as jnp
+from astjax import lax, random, tree_util
+
+tree_util.tree_flatten_with_path([1, 2], is_leaf=3)  # error

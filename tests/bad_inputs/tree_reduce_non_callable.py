@@ -1,0 +1,7 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): 'int' object is not callable
+import astjax
+import astjax.numpy as jnp
+from astjax import lax, random, tree_util
+
+tree_util.tree_reduce(3, [1, 2])  # error
