@@ -264,7 +264,7 @@ def test_policy_is_called_as_jax_calls_it():
     jax.grad(lambda W, v: jnp.sum(jax.checkpoint(layer, policy=policy)(W, v)))(W1, x)
     dot = [c for c in calls if c[0] == "dot_general"]
     assert dot and dot[0][1] == ((3, 3), (3,)) and "dimension_numbers" in dot[0][2]
-    assert ("sin", ((3,),), []) in calls
+    assert ("sin", ((3,),), ["accuracy"]) in calls   # (JAX 0.10.2: sin[accuracy=None])
     assert sorted(set(c[0] for c in calls)) == ["cos", "dot_general", "sin"]
 
 
