@@ -411,12 +411,13 @@ class BatchedFunction(StagedCallable):
         for v, want in zip(flat, out_axes):
             if isinstance(v, _Mapped):
                 done.append(finish(v.i, v.x, v.axis, want))
-            elif want is None:
-                done.append(tree_util.tree_map(lambda m, w=want: finish(m.i, m.x, m.axis, w),
-                                               v, is_leaf=lambda m: isinstance(m, _Mapped)))
-            else:
+            elif want is not None and _is_vmappable(v):
                 done.append(vmappables[type(v)][1](
                     lambda _size, m, ax: finish(m.i, m.x, m.axis, ax), size, v, want))
+            else:   # (a vmappable left unmapped, or a leaf holding results: a key array)
+                marks, t = tree_util.flatten_for_staging(v)
+                done.append(tree_util.tree_unflatten(
+                    t, [finish(m.i, m.x, m.axis, want) for m in marks]))
         return tree_util.tree_unflatten(top, done)
 
     _hi_states = 0   # (a `_stage_carrying` wrapper: its results end with these states)

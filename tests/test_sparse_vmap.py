@@ -157,3 +157,17 @@ def test_register_vmappable_maps_a_user_type_with_its_rules():
         assert seen == [("in", 3, 1), ("out", 3, 1)]
     finally:
         batching.unregister_vmappable(_Pair)
+
+
+def test_key_array_results_beside_a_registered_vmappable_type():
+    # (with BCOO registered, results went through the vmappable path, which took a key
+    # array for a vmappable value: KeyError PRNGKeyArray)
+    ks = astjax.random.split(astjax.random.key(0), 4)
+    out = astjax.vmap(lambda k: astjax.random.split(k))(ks)
+    assert out.shape == (4, 2)
+    want = np.stack([np.asarray(astjax.random.key_data(astjax.random.split(k))) for k in ks])
+    np.testing.assert_array_equal(astjax.random.key_data(out), want)
+    B = sparse.BCOO.fromdense(np.eye(3, dtype=np.float32), n_batch=1)
+    k2, b2 = astjax.vmap(lambda k, s: (astjax.random.split(k, 3)[0], s), out_axes=(0, 0))(
+        ks[:3], B)
+    assert k2.shape == (3,) and repr(b2) == repr(B)
