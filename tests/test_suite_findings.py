@@ -62,3 +62,21 @@ def test_reshape_errors_read_as_jaxs():
     with pytest.raises(TypeError, match=r"because the product of specified axis sizes \(4\) "
                                         r"does not evenly divide 6"):
         jnp.arange(6).reshape(4, -1)
+
+
+def test_a_slice_bound_that_is_a_computed_array():
+    # blackjax's optimizers/test_optimizers.py: `x[: status.iter_num + 1]` with
+    # `iter_num` returned by jit raised StagedSliceError; JAX reads a concrete
+    # integer scalar array's value (operator.index)
+    import astjax.numpy as jnp
+    x = jnp.arange(20)
+    n = jax.jit(lambda a: a.sum())(jnp.array([5, 6]))
+    np.testing.assert_array_equal(x[: n + 1], np.arange(12))
+    np.testing.assert_array_equal(x[jnp.array(2): jnp.array(11): jnp.array(3)], [2, 5, 8])
+    np.testing.assert_array_equal(x[np.array(-3):], [17, 18, 19])
+    np.testing.assert_array_equal(x.at[: jnp.array(2)].set(0)[:3], [0, 0, 2])
+    for bad in (jnp.array(1.5), jnp.array([3]), jnp.array(True)):
+        with pytest.raises(TypeError, match="Only integer scalar arrays"):
+            x[:bad]
+    with pytest.raises(IndexError):  # a staged bound stays JAX's IndexError
+        jax.jit(lambda a, k: a[:k])(x, 3)
