@@ -80,3 +80,24 @@ def test_a_slice_bound_that_is_a_computed_array():
             x[:bad]
     with pytest.raises(IndexError):  # a staged bound stays JAX's IndexError
         jax.jit(lambda a, k: a[:k])(x, 3)
+
+
+def test_lax_map_with_a_batch_size_over_typed_keys():
+    # blackjax's smc/test_smc.py::test_smc_waste_free_batched: `lax.map(kernel, (keys,
+    # xs), batch_size=2)` over `jax.random.key` keys raised TypeError "Cannot interpret
+    # 'key<fry>' as a data type" (the batching sliced the keys with the array-only lax)
+    keys = jax.random.split(jax.random.key(0), 5)
+    pos = np.arange(5, dtype=np.float32)
+
+    def kernel(t):
+        key, p = t
+        return jax.random.normal(jax.random.split(key, 3)[0]) + p, jax.random.split(key)[1]
+
+    for run in (lambda f: f, jax.jit):
+        ys, ks = run(lambda k, p: jax.lax.map(kernel, (k, p), batch_size=2))(keys, pos)
+        # JAX 0.10.2's values
+        np.testing.assert_allclose(ys, [-0.57478017, 1.1989074, 0.5155969, 4.681822,
+                                        4.865561], rtol=1e-5)
+        assert ks.shape == (5,) and jax.dtypes.issubdtype(ks.dtype, jax.dtypes.prng_key)
+        np.testing.assert_array_equal(jax.random.key_data(ks), jax.random.key_data(
+            jax.lax.map(kernel, (keys, pos))[1]))
