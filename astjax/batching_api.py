@@ -414,6 +414,9 @@ class BatchedFunction(StagedCallable):
             elif want is None:
                 done.append(tree_util.tree_map(lambda m, w=want: finish(m.i, m.x, m.axis, w),
                                                v, is_leaf=lambda m: isinstance(m, _Mapped)))
+            elif tree_util.is_staging_leaf_type(type(v)):   # a typed key array over its data
+                parts, node = tree_util.flatten_for_staging(v)
+                done.append(node.unflatten([finish(m.i, m.x, m.axis, want) for m in parts]))
             else:
                 done.append(vmappables[type(v)][1](
                     lambda _size, m, ax: finish(m.i, m.x, m.axis, ax), size, v, want))

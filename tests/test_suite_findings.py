@@ -101,3 +101,26 @@ def test_lax_map_with_a_batch_size_over_typed_keys():
         assert ks.shape == (5,) and jax.dtypes.issubdtype(ks.dtype, jax.dtypes.prng_key)
         np.testing.assert_array_equal(jax.random.key_data(ks), jax.random.key_data(
             jax.lax.map(kernel, (keys, pos))[1]))
+
+
+def test_vmap_returning_typed_keys_while_a_vmappable_type_is_registered():
+    # found running the above in one process with tests that import
+    # jax.experimental.sparse (it registers BCOO / BCSR as vmappable): `vmap` of a
+    # function returning typed keys then raised KeyError PRNGKeyArray
+    from astjax.interpreters import batching
+
+    class Box:
+        def __init__(self, x):
+            self.x = x
+
+    keys = jax.random.split(jax.random.key(0), 4)
+    f = jax.vmap(lambda k: jax.random.split(k)[0])
+    want = np.asarray(jax.random.key_data(f(keys)))
+    batching.register_vmappable(Box, int, int, lambda c, n, b, ax: Box(c(n, b.x, ax)),
+                                lambda c, n, b, ax: Box(c(n, b.x, ax)), None)
+    try:
+        got = jax.vmap(lambda k: jax.random.split(k)[0])(keys)
+        assert got.shape == (4,)
+        np.testing.assert_array_equal(jax.random.key_data(got), want)
+    finally:
+        batching.unregister_vmappable(Box)
