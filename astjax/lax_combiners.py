@@ -33,6 +33,7 @@ from .batching_api import vmap
 from .custom_api import custom_jvp
 from .errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
                      NotImplementedInAstjaxError)
+from . import lax_extended as _ext
 from .primitives import ops as lax
 from .primitives import scan as _scan_mod
 from .traceback_util import entry_point as _entry_point
@@ -323,17 +324,18 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 -- JAX's name
     whole = batches * batch_size
     body = vmap(f)
     shapes = [core.get_aval(x).shape for x in leaves]
-    # (the slices first, as JAX's `_batch_and_remainder`)
-    scan_xs = treedef.unflatten([lax.reshape(
-        lax.slice(x, (0,) * len(s), (whole,) + s[1:]), (batches, batch_size) + s[1:])
+    # (the slices first, as JAX's `_batch_and_remainder`; lax_extended's: a leaf may
+    # be an array of keys)
+    scan_xs = treedef.unflatten([_ext.reshape(
+        _ext.slice(x, (0,) * len(s), (whole,) + s[1:]), (batches, batch_size) + s[1:])
         for x, s in zip(leaves, shapes)]) if batches else None
-    rest_xs = treedef.unflatten([lax.slice(x, (whole,) + (0,) * (len(s) - 1), s)
+    rest_xs = treedef.unflatten([_ext.slice(x, (whole,) + (0,) * (len(s) - 1), s)
                                  for x, s in zip(leaves, shapes)]) if rest else None
     scan_ys = _scan_mod.map(body, scan_xs) if batches else None
     rest_ys = body(rest_xs) if rest else None
     if scan_ys is None:
         return rest_ys
-    ys = tree_util.tree_map(lambda y: lax.reshape(y, (whole,) + core.get_aval(y).shape[2:]),
+    ys = tree_util.tree_map(lambda y: _ext.reshape(y, (whole,) + core.get_aval(y).shape[2:]),
                             scan_ys)
     return ys if rest_ys is None else tree_util.tree_map(
-        lambda a, b: lax.concatenate([a, b], 0), ys, rest_ys)
+        lambda a, b: _ext.concatenate([a, b], 0), ys, rest_ys)

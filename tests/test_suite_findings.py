@@ -62,3 +62,65 @@ def test_reshape_errors_read_as_jaxs():
     with pytest.raises(TypeError, match=r"because the product of specified axis sizes \(4\) "
                                         r"does not evenly divide 6"):
         jnp.arange(6).reshape(4, -1)
+
+
+def test_a_slice_bound_that_is_a_computed_array():
+    # blackjax's optimizers/test_optimizers.py: `x[: status.iter_num + 1]` with
+    # `iter_num` returned by jit raised StagedSliceError; JAX reads a concrete
+    # integer scalar array's value (operator.index)
+    import astjax.numpy as jnp
+    x = jnp.arange(20)
+    n = jax.jit(lambda a: a.sum())(jnp.array([5, 6]))
+    np.testing.assert_array_equal(x[: n + 1], np.arange(12))
+    np.testing.assert_array_equal(x[jnp.array(2): jnp.array(11): jnp.array(3)], [2, 5, 8])
+    np.testing.assert_array_equal(x[np.array(-3):], [17, 18, 19])
+    np.testing.assert_array_equal(x.at[: jnp.array(2)].set(0)[:3], [0, 0, 2])
+    for bad in (jnp.array(1.5), jnp.array([3]), jnp.array(True)):
+        with pytest.raises(TypeError, match="Only integer scalar arrays"):
+            x[:bad]
+    with pytest.raises(IndexError):  # a staged bound stays JAX's IndexError
+        jax.jit(lambda a, k: a[:k])(x, 3)
+
+
+def test_lax_map_with_a_batch_size_over_typed_keys():
+    # blackjax's smc/test_smc.py::test_smc_waste_free_batched: `lax.map(kernel, (keys,
+    # xs), batch_size=2)` over `jax.random.key` keys raised TypeError "Cannot interpret
+    # 'key<fry>' as a data type" (the batching sliced the keys with the array-only lax)
+    keys = jax.random.split(jax.random.key(0), 5)
+    pos = np.arange(5, dtype=np.float32)
+
+    def kernel(t):
+        key, p = t
+        return jax.random.normal(jax.random.split(key, 3)[0]) + p, jax.random.split(key)[1]
+
+    for run in (lambda f: f, jax.jit):
+        ys, ks = run(lambda k, p: jax.lax.map(kernel, (k, p), batch_size=2))(keys, pos)
+        # JAX 0.10.2's values
+        np.testing.assert_allclose(ys, [-0.57478017, 1.1989074, 0.5155969, 4.681822,
+                                        4.865561], rtol=1e-5)
+        assert ks.shape == (5,) and jax.dtypes.issubdtype(ks.dtype, jax.dtypes.prng_key)
+        np.testing.assert_array_equal(jax.random.key_data(ks), jax.random.key_data(
+            jax.lax.map(kernel, (keys, pos))[1]))
+
+
+def test_vmap_returning_typed_keys_while_a_vmappable_type_is_registered():
+    # found running the above in one process with tests that import
+    # jax.experimental.sparse (it registers BCOO / BCSR as vmappable): `vmap` of a
+    # function returning typed keys then raised KeyError PRNGKeyArray
+    from astjax.interpreters import batching
+
+    class Box:
+        def __init__(self, x):
+            self.x = x
+
+    keys = jax.random.split(jax.random.key(0), 4)
+    f = jax.vmap(lambda k: jax.random.split(k)[0])
+    want = np.asarray(jax.random.key_data(f(keys)))
+    batching.register_vmappable(Box, int, int, lambda c, n, b, ax: Box(c(n, b.x, ax)),
+                                lambda c, n, b, ax: Box(c(n, b.x, ax)), None)
+    try:
+        got = jax.vmap(lambda k: jax.random.split(k)[0])(keys)
+        assert got.shape == (4,)
+        np.testing.assert_array_equal(jax.random.key_data(got), want)
+    finally:
+        batching.unregister_vmappable(Box)

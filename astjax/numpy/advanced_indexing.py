@@ -111,6 +111,13 @@ def _slice_part(v):
     if v is None or is_symbolic_dim(v):
         return v
     s = _static_int(v)
+    if s is None and not isinstance(v, Tracer) and hasattr(v, "dtype"):
+        # a concrete array bound (`x[:n]`, `n` a computed Array): its value, as JAX's
+        # operator.index; anything but an integer scalar is JAX's TypeError
+        if np.ndim(v) != 0 or not np.issubdtype(np.dtype(v.dtype), np.integer):
+            raise ArgumentTypeError("Only integer scalar arrays can be converted to a scalar index.",
+                                    hint="a slice bound is an int or a 0-d integer array")
+        s = int(np.asarray(v))
     if s is None:  # JAX's IndexError: slice entries must be static integers
         raise StagedSliceError("slice bounds must be static integers: the slice's length is "
                                "part of the result's shape")
