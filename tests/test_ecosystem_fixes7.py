@@ -156,3 +156,23 @@ def test_staged_array_shape_is_a_concretization_error():
 def test_scalar_types_hash_as_numpys_scalar_type():
     assert np.int32 in {jnp.int32, jnp.int64} and np.float32 in {jnp.float32}
     assert hash(jnp.bfloat16) == hash(jnp.bfloat16.dtype.type)
+
+
+# ---- tfp's `stateless_uniform` (every distrax Bernoulli sample) reads
+# `jnp.shape(minval)` with minval None: astjax raised "NoneType is not a valid array
+# value". JAX: an operand that is not array-like warns and gets NumPy's answer.
+@pytest.mark.parametrize("fn, value, expected", [
+    (jnp.shape, None, ()), (jnp.shape, [[1, 2, 3]], (1, 3)), (jnp.ndim, None, 0),
+    (jnp.ndim, [1, 2], 1), (jnp.size, None, 1), (jnp.size, [[1, 2]], 2)])
+def test_shape_ndim_size_of_a_non_array_warn_and_answer_as_numpy(fn, value, expected):
+    with pytest.warns(DeprecationWarning, match="requires ndarray or scalar arguments"):
+        assert fn(value) == expected
+
+
+def test_shape_ndim_size_of_arrays_do_not_warn():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert jnp.shape(jnp.ones((2, 3))) == (2, 3) and jnp.shape(2.5) == ()
+        assert jnp.ndim(np.ones((2, 3))) == 2 and jnp.size(np.ones((2, 3)), axis=1) == 3
+        assert astjax.jit(lambda x: jnp.zeros(jnp.shape(x)))(jnp.ones(3)).shape == (3,)

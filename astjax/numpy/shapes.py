@@ -4,6 +4,7 @@ trace (`astype` is in `ufuncs`; tile, repeat and roll in `repeats`, split in `sp
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from ..primitives.structural import out_layout as _out_layout
 from ..lax_extended import Physical as _Physical
 from ..shape_poly import (canonical_dim, is_symbolic_dim, shape_entries as _shape_entries,
                           symbolic_quotient)
+from .arraylike import is_arraylike as _is_arraylike
 from .indexing import _getitem
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        jax_array_protocol, promote_dtypes, result, _strong_result)
@@ -26,24 +28,45 @@ from .util import (axis_entries as _axis_entries, canonicalize_axes, canonicaliz
 from ..typing import Array
 
 
+def _warn_not_arraylike(fun_name, a):
+    """JAX's DeprecationWarning for a `shape` / `ndim` / `size` operand that is not
+    array-like (a list, None, any object): NumPy's answer is still returned."""
+    if not _is_arraylike(a):
+        warnings.warn(f"{fun_name} requires ndarray or scalar arguments, got {type(a)} at "
+                      "position 0. In a future JAX release this will be an error.",
+                      DeprecationWarning, stacklevel=3)
+
+
+def _unwrapped_shape(a):
+    m = getattr(a, "__jax_array__", None)
+    return shape(m()) if m is not None else np.shape(a)
+
+
 def shape(a):
     """Return the shape of an array or array-like as a tuple of ints.
-    Args: a: array or nested sequence.
+    Args: a: array, scalar, or any object with a `shape` attribute.
     Returns: tuple of ints (always static, even under jit).
-    Vs NumPy: shapes are static metadata in astjax, never traced values."""
-    if isinstance(a, (list, tuple)):
-        return np.shape(a)
-    if not isinstance(a, core.Tracer) and hasattr(a, "shape"):   # (JAX reads `a.shape`)
+    Vs NumPy: shapes are static metadata in astjax, never traced values. As JAX, any
+        other operand (a list, None) warns (DeprecationWarning) and gets NumPy's answer."""
+    if isinstance(a, core.Tracer):
+        return core.get_aval(a).shape
+    if hasattr(a, "shape"):   # (JAX reads `a.shape`)
         return tuple(a.shape)
-    return core.get_aval(jax_array_protocol(a)).shape
+    _warn_not_arraylike("shape", a)
+    return _unwrapped_shape(a)
 
 
 def ndim(a):
     """Return the number of dimensions of `a`.
-    Args: a: array or nested sequence.
+    Args: a: array, scalar, or any object with an `ndim` attribute.
     Returns: int, the rank of `a`.
     Vs NumPy: the rank is static, so this is a Python int under jit."""
-    return len(shape(a))
+    if isinstance(a, core.Tracer) or hasattr(a, "shape"):
+        return len(shape(a))
+    if hasattr(a, "ndim"):
+        return a.ndim
+    _warn_not_arraylike("ndim", a)
+    return len(_unwrapped_shape(a))
 
 
 def size(a, axis=None):
@@ -51,7 +74,8 @@ def size(a, axis=None):
     Args: a: array; axis: optional int (or tuple of ints: the product of their extents).
     Returns: int number of elements.
     Vs NumPy: the result is a static Python int, available under jit."""
-    s = shape(a)
+    _warn_not_arraylike("size", a)
+    s = shape(a) if isinstance(a, core.Tracer) or hasattr(a, "shape") else _unwrapped_shape(a)
     if axis is None:
         return int(np.prod(s, dtype=np.int64))
     return math.prod(s[i] for i in canonicalize_axes(axis, len(s), "size"))
