@@ -44,7 +44,7 @@ _SQUEEZED = _xfail((
     "f32[4@x]) and a broadcast_in_dim; JAX's broadcast_in_dim takes it as it is"))
 _TEXT_XFAIL = {"arange": _RANK_PROMOTION, "grad_made_times": _RANK_PROMOTION,
                "normal_out_sharding": _KEY_DATA, "where_column": _SQUEEZED,
-               **{n: _ZEROS for n in ("grad_cond_constant_branch", "grad_fori_constant_init",
+               **{n: _ZEROS for n in ("grad_cond_constant_branch",
                                       "grad_maximum", "jvp_scan_constant_init")}}
 
 

@@ -75,15 +75,12 @@ def _differs(why):
 _CLEANUP = _differs("astjax's cleanup after AD (DESIGN.md: DCE, CSE, x*1) drops the "
                     "multiplication by the seed 1.0 JAX keeps; so does make_jaxpr(grad(lambda"
                     " z: (z * z).sum())) outside shard_map")
-_CSE = _differs("astjax's CSE after AD (DESIGN.md) merges two equal `pvary 0` of the "
-                "backward pass that JAX keeps apart")
 _LOOP = _differs("a Python `for` over a static range is a scan by design (DESIGN.md, "
                  "promise 1); JAX traces Python, so every loop unrolls there")
 _JACREV = _differs("astjax's jacrev / jacfwd scan over the standard basis (ad_api._Jac, "
                    "outside shard_map too) where JAX vmaps the pullback over it")
 #: case -> why astjax's printed jaxpr still differs from JAX's (each a strict xfail)
 PRINTED_XFAIL = {
-    "grad_all_gather_invariant": _CSE, "grad_all_gather_invariant_times": _CSE,
     "grad_fully_invariant": _CLEANUP, "grad_partial_manual": _CLEANUP,
     "grad_in_python_loop": _LOOP, "grad_of_python_loop_rows": _LOOP,
     "jacrev_psum": _JACREV, "jacrev_invariant_input": _JACREV,
