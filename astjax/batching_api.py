@@ -298,10 +298,12 @@ class BatchedFunction(StagedCallable):
     def _stage(self, args, kwargs):
         loc = caller_location()
         check_signature(self.fun, args, kwargs, "vmap")
+        elts = args
         if vmappables:   # (their arrays come back `_Mapped`, each with its own axis)
-            args = _vmappable_elts(args, self.in_axes, self.axis_size, loc)
-        dims = self._in_dims(args, kwargs, loc)
-        if vmappables:
+            elts = _vmappable_elts(args, self.in_axes, self.axis_size, loc)
+        dims = self._in_dims(elts, kwargs, loc)
+        if elts is not args:
+            args = elts
             dims = [x.axis if isinstance(x, _Mapped) else d
                     for x, d in zip(tree_util.tree_leaves((tuple(args), kwargs)), dims)]
             args, kwargs = tree_util.tree_map(
@@ -361,8 +363,8 @@ class BatchedFunction(StagedCallable):
         for i, x, d in zip(sorted(refs), outs[k:], out_dims[k:]):   # final values stored back
             ref_set(refs[i], ..., batching.matchaxis(x, d, norm_dims[i], size))
         outs, out_dims = outs[:k], out_dims[:k]
-        out_keys = [_is_key(x) for x in tree_util.tree_leaves(
-            tree_util.tree_unflatten(out_tree, outs))]
+        out_value = tree_util.tree_unflatten(out_tree, outs)
+        out_keys = [_is_key(x) for x in tree_util.tree_leaves(out_value)]
 
         def finish(i, x, d, want):   # one flat result, its mapped axis moved to `want`
             if want is None:
@@ -389,11 +391,11 @@ class BatchedFunction(StagedCallable):
             return (batching.matchaxis(x, d, want % nd, size) if d is not None
                     else broadcast_mapped(x, want % nd, size, axis))
 
-        if vmappables:
+        if vmappables and any(map(_is_vmappable, tree_util.tree_leaves(
+                out_value, is_leaf=_is_vmappable))):
             out = self._vmappable_outs(out_tree, outs, out_dims, finish, size, loc)
         else:
-            out_axes = _broadcast_prefix(self.out_axes, tree_util.tree_unflatten(out_tree, outs),
-                                         "out_axes", loc)
+            out_axes = _broadcast_prefix(self.out_axes, out_value, "out_axes", loc)
             out = tree_util.tree_unflatten(out_tree, [
                 finish(i, *r) for i, r in enumerate(zip(outs, out_dims, out_axes))])
         return passed.put_back(out) if passed is not self.fun else out

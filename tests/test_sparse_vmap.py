@@ -171,3 +171,15 @@ def test_key_array_results_beside_a_registered_vmappable_type():
     k2, b2 = astjax.vmap(lambda k, s: (astjax.random.split(k, 3)[0], s), out_axes=(0, 0))(
         ks[:3], B)
     assert k2.shape == (3,) and repr(b2) == repr(B)
+
+
+def test_extended_dtype_results_beside_a_registered_vmappable_type():
+    # (the vmappable path rebuilt results of a user extended dtype from their staging
+    # leaves: "tuple is not a valid array value"; only outputs holding a vmappable take it)
+    from astjax import lax
+    from test_extended_dtypes import mx
+    em = lax.convert_element_type(np.arange(6, dtype=np.float32).reshape(2, 3), mx)
+    out = astjax.vmap(lambda a: jnp.concatenate([a, a]))(em)
+    assert (out.dtype, out.shape) == (mx, (2, 6))
+    back = np.asarray(lax.convert_element_type(out, jnp.float32))
+    np.testing.assert_array_equal(back, np.tile(np.arange(6.).reshape(2, 3), 2))
