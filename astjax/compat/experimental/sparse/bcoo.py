@@ -633,30 +633,44 @@ def _matmul(a, b):
     return out
 
 
-# -- vmap: a BCOO is mapped along one of its batch axes (JAX's vmappable BCOO) ----------
+# -- vmap: a sparse array is mapped along one of its batch axes (JAX's vmappable types) ---
 
-def _to_elt(cont, _size, val, axis):
-    if axis is None:
-        return val
-    if not 0 <= axis < val.n_batch:
-        raise _JAXValueError(
-            f"Cannot map in_axis={axis} for BCOO array with n_batch={val.n_batch}. in_axes "
-            "for batched BCOO operations must correspond to a batch dimension.")
-    return BCOO((cont(val.data, axis), cont(val.indices, axis)),
-                shape=val.shape[:axis] + val.shape[axis + 1:],
-                indices_sorted=val.indices_sorted, unique_indices=val.unique_indices)
+def _register_batch_vmappable(cls, dimension_word, keep_flags):
+    """Register `cls` (BCOO, BCSR: its buffers are its pytree children, all batched alike)
+    with `vmap`: mapped in or out along one of its leading batch axes, with JAX's
+    ValueErrors naming `cls` ("a batch dimension" / "a batched dimension" as JAX words
+    each); `keep_flags`: the per-example arrays keep `indices_sorted` / `unique_indices`
+    (BCOO's; JAX's BCSR resets them)."""
+    name = cls.__name__
+
+    def rebuilt(val, buffers, shape):
+        flags = ({"indices_sorted": val.indices_sorted, "unique_indices": val.unique_indices}
+                 if keep_flags else {})
+        return cls(tuple(buffers), shape=shape, **flags)
+
+    def to_elt(cont, _size, val, axis):
+        if axis is None:
+            return val
+        if not 0 <= axis < val.n_batch:
+            raise _JAXValueError(
+                f"Cannot map in_axis={axis} for {name} array with n_batch={val.n_batch}. "
+                f"in_axes for batched {name} operations must correspond to "
+                f"{dimension_word}.")
+        return rebuilt(val, [cont(b, axis) for b in val.tree_flatten()[0]],
+                       val.shape[:axis] + val.shape[axis + 1:])
+
+    def from_elt(cont, size, elt, axis):
+        if axis is None:
+            return elt
+        if not 0 <= axis <= elt.n_batch:
+            raise _JAXValueError(
+                f"{name}: cannot add out_axis={axis} for {name} array with "
+                f"n_batch={elt.n_batch}. {name} batch axes must be a contiguous block of "
+                "leading dimensions.")
+        return rebuilt(elt, [cont(size, b, axis) for b in elt.tree_flatten()[0]],
+                       elt.shape[:axis] + (size,) + elt.shape[axis:])
+
+    _register_vmappable(cls, int, int, to_elt, from_elt, None)
 
 
-def _from_elt(cont, size, elt, axis):
-    if axis is None:
-        return elt
-    if not 0 <= axis <= elt.n_batch:
-        raise _JAXValueError(
-            f"BCOO: cannot add out_axis={axis} for BCOO array with n_batch={elt.n_batch}. "
-            "BCOO batch axes must be a contiguous block of leading dimensions.")
-    return BCOO((cont(size, elt.data, axis), cont(size, elt.indices, axis)),
-                shape=elt.shape[:axis] + (size,) + elt.shape[axis:],
-                indices_sorted=elt.indices_sorted, unique_indices=elt.unique_indices)
-
-
-_register_vmappable(BCOO, int, int, _to_elt, _from_elt, None)
+_register_batch_vmappable(BCOO, "a batch dimension", keep_flags=True)

@@ -18,7 +18,7 @@ from astjax.pytree_registry import register_pytree_node_class as _register_pytre
 
 from .bcoo import BCOO as _BCOO
 from .bcoo import JAXSparse
-from astjax.transforms.batching import register_vmappable as _register_vmappable
+from .bcoo import _register_batch_vmappable
 from .bcoo import bcoo_dot_general as _bcoo_dot_general
 from .bcoo import bcoo_fromdense as _bcoo_fromdense
 
@@ -216,29 +216,4 @@ def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
 
 
 
-# -- vmap: a BCSR is mapped along one of its batch axes (JAX's vmappable BCSR) ----------
-
-def _to_elt(cont, _size, val, axis):
-    if axis is None:
-        return val
-    if not 0 <= axis < val.n_batch:
-        raise _JAXValueError(
-            f"Cannot map in_axis={axis} for BCSR array with n_batch={val.n_batch}. in_axes "
-            "for batched BCSR operations must correspond to a batched dimension.")
-    return BCSR((cont(val.data, axis), cont(val.indices, axis), cont(val.indptr, axis)),
-                shape=val.shape[:axis] + val.shape[axis + 1:])
-
-
-def _from_elt(cont, size, elt, axis):
-    if axis is None:
-        return elt
-    if not 0 <= axis <= elt.n_batch:
-        raise _JAXValueError(
-            f"BCSR: cannot add out_axis={axis} for BCSR array with n_batch={elt.n_batch}. "
-            "BCSR batch axes must be a contiguous block of leading dimensions.")
-    return BCSR((cont(size, elt.data, axis), cont(size, elt.indices, axis),
-                 cont(size, elt.indptr, axis)),
-                shape=elt.shape[:axis] + (size,) + elt.shape[axis:])
-
-
-_register_vmappable(BCSR, int, int, _to_elt, _from_elt, None)
+_register_batch_vmappable(BCSR, "a batched dimension", keep_flags=False)   # (JAX's words)
