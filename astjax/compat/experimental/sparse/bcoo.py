@@ -68,6 +68,25 @@ class JAXSparse:
         """The transpose (all axes reversed)."""
         return self.transpose()
 
+    _buffers: tuple = ()   # (the buffers' attribute names: the pytree children)
+
+    def tree_flatten(self):
+        """Children the buffers (`_buffers`); aux the shape and the index flags."""
+        return tuple(getattr(self, b) for b in self._buffers), {
+            "shape": self.shape, "indices_sorted": self.indices_sorted,
+            "unique_indices": self.unique_indices}
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything;
+        `vmap` maps a sparse array as a whole, see `_register_batch_vmappable`)."""
+        obj = object.__new__(cls)
+        obj.__dict__.update(zip(cls._buffers, children))
+        if aux_data.keys() != {"shape", "indices_sorted", "unique_indices"}:
+            raise _JAXValueError(f"{cls.__name__}.tree_unflatten: invalid {aux_data=}")
+        obj.__dict__.update(aux_data)
+        return obj
+
     def block_until_ready(self):
         """Wait for the stored buffers; returns `self`."""
         for buf in self.tree_flatten()[0]:
@@ -112,6 +131,7 @@ class BCOO(JAXSparse):
     """A batched-COO sparse array: `BCOO((data, indices), shape=...)` (JAX's
     `jax.experimental.sparse.BCOO`). Duplicate indices are summed; an index equal to
     the sparse shape is padding."""
+    _buffers = ("data", "indices")
 
     def __init__(self, args, *, shape, indices_sorted: bool = False,
                  unique_indices: bool = False):
@@ -140,23 +160,6 @@ class BCOO(JAXSparse):
     def n_dense(self) -> int:
         """The number of trailing dense dimensions."""
         return self.data.ndim - 1 - self.n_batch
-
-    def tree_flatten(self):
-        """Children `(data, indices)`; aux the shape and the index flags."""
-        return (self.data, self.indices), {"shape": self.shape,
-                                           "indices_sorted": self.indices_sorted,
-                                           "unique_indices": self.unique_indices}
-
-    @classmethod
-    def tree_unflatten(cls, aux_data, children):
-        """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything;
-        `vmap` maps a BCOO as a whole, see `_to_elt` / `_from_elt`)."""
-        obj = object.__new__(cls)
-        obj.data, obj.indices = children
-        if aux_data.keys() != {"shape", "indices_sorted", "unique_indices"}:
-            raise _JAXValueError(f"BCOO.tree_unflatten: invalid {aux_data=}")
-        obj.__dict__.update(aux_data)
-        return obj
 
     @classmethod
     def fromdense(cls, mat, *, nse=None, index_dtype=np.int32, n_dense: int = 0,

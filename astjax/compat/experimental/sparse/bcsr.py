@@ -56,6 +56,7 @@ def _props(data, indices, indptr, shape):
 class BCSR(JAXSparse):
     """A batched-CSR sparse matrix: `BCSR((data, indices, indptr), shape=...)` (JAX's
     `jax.experimental.sparse.BCSR`)."""
+    _buffers = ("data", "indices", "indptr")
 
     def __init__(self, args, *, shape, indices_sorted: bool = False,
                  unique_indices: bool = False):
@@ -84,23 +85,6 @@ class BCSR(JAXSparse):
     def n_dense(self) -> int:
         """The number of trailing dense dimensions."""
         return self.data.ndim - self.indices.ndim
-
-    def tree_flatten(self):
-        """Children `(data, indices, indptr)`; aux the shape and the index flags."""
-        return (self.data, self.indices, self.indptr), {
-            "shape": self.shape, "indices_sorted": self.indices_sorted,
-            "unique_indices": self.unique_indices}
-
-    @classmethod
-    def tree_unflatten(cls, aux_data, children):
-        """Rebuild from `tree_flatten`'s output (no validation: leaves may be anything;
-        `vmap` maps a BCSR as a whole, see `_to_elt` / `_from_elt`)."""
-        obj = object.__new__(cls)
-        obj.data, obj.indices, obj.indptr = children
-        if aux_data.keys() != {"shape", "indices_sorted", "unique_indices"}:
-            raise _JAXValueError(f"BCSR.tree_unflatten: invalid {aux_data=}")
-        obj.__dict__.update(aux_data)
-        return obj
 
     @classmethod
     def fromdense(cls, mat, *, nse=None, index_dtype=np.int32, n_dense: int = 0,
