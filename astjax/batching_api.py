@@ -98,6 +98,10 @@ class _Mapped:
     dtype = property(lambda self: core.get_aval(self.x).dtype)
 
 
+_ELT_HINT = ("a to_elt rule builds the per-example value from cont(leaf, axis) of its "
+             "value's own leaves, unchanged")
+
+
 def _elt(v, axis, axis_size):
     """The per-example value of the vmappable `v` mapped along `axis`, its arrays
     `_Mapped`. Its `to_elt` runs on staged stand-ins (its constructors check the
@@ -111,8 +115,9 @@ def _elt(v, axis, axis_size):
 
         def cont(x, ax):
             if id(x) not in where:
-                raise TypeError(f"vmap: the to_elt rule of {type(v).__name__} mapped an "
-                                f"array that is not one of its value's leaves")
+                raise ArgumentTypeError(
+                    f"vmap: the to_elt rule of {type(v).__name__} mapped an array that is "
+                    f"not one of its value's leaves", hint=_ELT_HINT, loc=caller_location())
             y = _index_in_dim(x, 0, ax, keepdims=False)
             came_from[id(y)] = (where[id(x)], ax)
             return y
@@ -124,8 +129,9 @@ def _elt(v, axis, axis_size):
     core.stage(body, [core.get_aval(x) for x in leaves])
     elt_tree, picked = found
     if None in picked:
-        raise TypeError(f"vmap: the to_elt rule of {type(v).__name__} made arrays other than "
-                        f"those its `cont` returned")
+        raise ArgumentTypeError(f"vmap: the to_elt rule of {type(v).__name__} made arrays "
+                                f"other than those its `cont` returned", hint=_ELT_HINT,
+                                loc=caller_location())
     return tree_util.tree_unflatten(elt_tree, [_Mapped(leaves[k], ax) for k, ax in picked])
 
 
@@ -140,9 +146,8 @@ def _vmappable_elts(args, in_axes, axis_size, loc):
     else:
         dims = [in_axes] * len(flat)
     if axis_size is None:   # (JAX's: read from the mapped values' shapes, these included)
-        sizes = [np.shape(v)[d] for v, d in zip(flat, dims)
-                 if d is not None and -len(np.shape(v)) <= d < len(np.shape(v))]
-        axis_size = sizes[0] if sizes else None
+        shapes = [(np.shape(v), d) for v, d in zip(flat, dims) if d is not None]
+        axis_size = next((sh[d] for sh, d in shapes if -len(sh) <= d < len(sh)), None)
     flat = [_elt(v, d, axis_size) if _is_vmappable(v) and d is not None else v
             for v, d in zip(flat, dims)]
     return tree_util.tree_unflatten(tree, flat)

@@ -183,3 +183,31 @@ def test_extended_dtype_results_beside_a_registered_vmappable_type():
     assert (out.dtype, out.shape) == (mx, (2, 6))
     back = np.asarray(lax.convert_element_type(out, jnp.float32))
     np.testing.assert_array_equal(back, np.tile(np.arange(6.).reshape(2, 3), 2))
+
+
+def test_register_vmappable_refuses_what_it_cannot_honour():
+    from astjax.interpreters import batching
+    with pytest.raises(TypeError, match="only int axis specs") as e:
+        batching.register_vmappable(_Pair, tuple, int, None, None, None)
+    assert isinstance(e.value, AstjaxError) and _Pair not in batching_vmappables()
+
+    def made_anew(cont, size, val, axis):   # an array not from `cont`: refused, located
+        return _Pair(cont(val.value, axis) * 2, val.count)
+
+    def foreign(cont, size, val, axis):     # `cont` of something not among the leaves
+        return _Pair(cont(jnp.ones((2, 3)), axis), val.count)
+
+    p = _Pair(jnp.arange(6.).reshape(2, 3), 7)
+    for to_elt, words in ((made_anew, "made arrays other than"), (foreign, "not one of")):
+        batching.register_vmappable(_Pair, int, int, to_elt, None, None)
+        try:
+            with pytest.raises(TypeError, match=words) as e:
+                astjax.vmap(lambda q: q.value)(p)
+            assert isinstance(e.value, AstjaxError)
+        finally:
+            batching.unregister_vmappable(_Pair)
+
+
+def batching_vmappables():
+    from astjax.transforms.batching import vmappables
+    return vmappables

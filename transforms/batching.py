@@ -30,7 +30,7 @@ import numpy as np
 
 from astjax import core
 from astjax.core import Literal, ShapedArray, bind
-from astjax.errors import ShapeError
+from astjax.errors import ArgumentTypeError, ShapeError, caller_location
 
 not_mapped = None
 
@@ -173,8 +173,10 @@ def register_vmappable(data_type, spec_type, axis_size_type, to_elt, from_elt, m
     `vmappables`); only int axis specs and sizes (`spec_type`, `axis_size_type`) are
     supported, as JAX's vmap passes them, and `make_iota` is not used."""
     if spec_type is not int or axis_size_type is not int:
-        raise TypeError(f"register_vmappable: only int axis specs and sizes are supported, "
-                        f"got {spec_type!r}, {axis_size_type!r}")
+        raise ArgumentTypeError(f"register_vmappable: only int axis specs and sizes are "
+                                f"supported, got {spec_type!r}, {axis_size_type!r}",
+                                hint="pass int, int (as JAX's sparse types do)",
+                                loc=caller_location())
     vmappables[data_type] = (to_elt, from_elt)
 
 
