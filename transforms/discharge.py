@@ -508,7 +508,7 @@ def _jit(eqn, ins):
 
     values = [x.value if isinstance(x, Cell) else x for x in ins]
     closed = core.stage(run, [core.get_aval(v) for v in values])
-    outs = bind_jit(closed, values, eqn.params["name"])
+    outs = bind_jit(closed, values, eqn.params["name"], like=eqn.params)
     k = len(outs) - len(cells)
     _absorb(cells, outs[k:], seen)
     return outs[:k]

@@ -47,7 +47,7 @@ from astjax.primitives.callbacks import debug_callback_p
 from astjax.primitives.custom_derivatives import checkpoint_p
 from astjax.primitives.debug_print import debug_print_p
 from astjax.primitives.device_put import ArrayCopySemantics, device_put_p
-from astjax.primitives.jit_call import jit_p, keep_donated
+from astjax.primitives.jit_call import jit_p, keep_operands
 
 _DEBUG_CALLBACKS = (debug_callback_p, debug_print_p)
 
@@ -229,8 +229,8 @@ def split_checkpoint(eqn, unk, policy, tx, inst=None):
     res = [Var(v.aval, v.hint) for v in staged.invars[:nres]]
     k_eqn = Eqn(eqn.primitive, [a for a, u in zip(eqn.invars, unk) if not u],
                 [v for v, u in zip(eqn.outvars, out_uk) if not u] + res,
-                keep_donated(dict(eqn.params, jaxpr=core.ClosedJaxpr(known, body.consts)),
-                             [not u for u in unk]),
+                keep_operands(dict(eqn.params, jaxpr=core.ClosedJaxpr(known, body.consts)),
+                              [not u for u in unk]),
                 eqn.source_info)
     if not any(out_inst):
         return k_eqn, None, out_uk, out_inst, res
@@ -238,8 +238,8 @@ def split_checkpoint(eqn, unk, policy, tx, inst=None):
     s_eqn = Eqn(eqn.primitive,
                 res + [a for a, u, i in zip(eqn.invars, unk, inst) if u or i],
                 [v for v, i in zip(eqn.outvars, out_inst) if i],
-                keep_donated(dict(eqn.params, jaxpr=core.ClosedJaxpr(staged, body.consts),
-                                  **marks), [u or i for u, i in zip(unk, inst)], len(res)),
+                keep_operands(dict(eqn.params, jaxpr=core.ClosedJaxpr(staged, body.consts),
+                                   **marks), [u or i for u, i in zip(unk, inst)], len(res)),
                 eqn.source_info)
     return k_eqn, s_eqn, out_uk, out_inst, res
 

@@ -252,7 +252,7 @@ def _invariant_split(j, inv, alias):
     -> (hoisted equations, the rest, `j`'s outvars, invariant ones replaced by the
     hoisted values)."""
     from .custom_derivatives import checkpoint_p
-    from .jit_call import jit_p, keep_donated
+    from .jit_call import jit_p, keep_operands
     sub, hoisted, kept = {}, [], []
     for e in j.eqns:
         ins = [sub.get(a, a) if isinstance(a, Var) else a for a in e.invars]
@@ -285,7 +285,7 @@ def _invariant_split(j, inv, alias):
             nb = core.Jaxpr([], list(fresh.values()) + body.invars,
                             [fresh.get(a, a) if isinstance(a, Var) else a for a in outs_b],
                             kept_b)
-            kept.append(e.replace(invars=list(fresh) + ins, params=keep_donated(
+            kept.append(e.replace(invars=list(fresh) + ins, params=keep_operands(
                 dict(e.params, jaxpr=core.ClosedJaxpr(nb, [])), [True] * len(ins), len(fresh))))
         for o, b in zip(e.outvars, outs_b):
             if not isinstance(b, Var) or b in inv:
