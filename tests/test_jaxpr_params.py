@@ -36,8 +36,6 @@ STAYS_DIFFERENT = {
     "stack": "jnp.stack: broadcast_in_dim + concatenate, JAX's stack primitive",
     "lax_reshape_dims": "lax.reshape(dimensions=): transpose + reshape",
     "nn_relu_softmax": "softmax's keepdims: reshape where JAX broadcasts",
-    "custom_jvp": "custom_jvp_call: `jvp` where JAX has jvp_jaxpr_fun",
-    "custom_vjp": "custom_vjp_call: `fwd`, no out_trees / symbolic_zeros",
     "checkpoint": "astjax's `checkpoint` primitive with a ClosedJaxpr; JAX's remat2, a Jaxpr",
 }
 

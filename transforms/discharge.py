@@ -564,11 +564,12 @@ def _custom_call(eqn, ins):
     skip = len(extra)
     # a rule staged at the call (the call is differentiated) is discharged as the body;
     # a Python rule (the call is not) reads the references itself if it ever runs
-    for k in ("jvp", "fwd"):
+    for k in ("jvp_jaxpr_fun", "fwd_jaxpr_thunk"):
         rule = p.get(k)
         if isinstance(getattr(rule, "body", None), ClosedJaxpr):
             staged = discharged(rule.body)
-            params[k] = _DischargedRule(staged, skip, len(staged.out_avals) - n, rule.n_out, k)
+            params[k] = _DischargedRule(staged, skip, len(staged.out_avals) - n, rule.n_out,
+                                         repr(rule))
         elif rule is not None:   # its consts in their places, a reference's value in its
             it = iter(range(n, n + len(consts)))
             params[k] = _ValuesRule(rule, skip, [_position(cells, x) if isinstance(x, Cell)
@@ -603,7 +604,7 @@ def _stored_primal(new, old):
     if not core.differentiable(aval):
         return stop_gradient(new)
     body = core.stage(lambda n, o: [n], [aval, aval])
-    return core.bind(custom_jvp_call_p, new, old, call_jaxpr=body, jvp=_KeepTangent(),
+    return core.bind(custom_jvp_call_p, new, old, call_jaxpr=body, jvp_jaxpr_fun=_KeepTangent(),
                      num_consts=0, symbolic_zeros=False)[0]
 
 
