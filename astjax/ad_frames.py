@@ -190,8 +190,8 @@ def _call_jaxpr(eqn):
     """The sub-jaxpr of a call equation aligned with its operands and results, or None
     (then every result depends on every operand: also a `custom_jvp_call` whose rule an
     eager jvp ran on values, `ad_eager_values`, whose body only returns what it gave)."""
-    if eqn.primitive.name not in _CALLS or getattr(eqn.params.get("jvp_jaxpr_fun"), "values", None) \
-            is not None:
+    if eqn.primitive.name not in _CALLS or getattr(
+            eqn.params.get("jvp_jaxpr_fun"), "values", None) is not None:
         return None
     for p in eqn.params.values():
         inner = p.jaxpr if isinstance(p, core.ClosedJaxpr) else p

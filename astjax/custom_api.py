@@ -347,8 +347,9 @@ class custom_vjp(_Transformed):
 
             body, consts = _stage_rule(staged_fwd, avals, leaves)
             primal = _primal_part(body, len(consts), len(avals), n_out[0], [])
-            fwd_param = (_RematFwd(body, n_out[0], primal_thunk, call_name(user_fwd))
-                         if self.optimize_remat else _StagedFwd(body, n_out[0], call_name(user_fwd)))
+            fwd_name = call_name(user_fwd)
+            fwd_param = (_RematFwd(body, n_out[0], primal_thunk, fwd_name)
+                         if self.optimize_remat else _StagedFwd(body, n_out[0], fwd_name))
         else:
             closed, out_tree[0] = ra.stage(call, avals)
             primal, consts = core.split_consts(closed)
