@@ -148,7 +148,7 @@ def _inside_differentiation(b) -> bool:
 
 # calls whose one sub-jaxpr takes the equation's operands and gives its results: a
 # result depends on the operands its sub-jaxpr output does (loops feed results back)
-_CALLS = ("jit", "closed_call", "checkpoint", "custom_jvp_call", "custom_vjp_call")
+_CALLS = ("jit", "closed_call", "remat2", "custom_jvp_call", "custom_vjp_call")
 
 
 def _sources(producer, invars, var) -> set:

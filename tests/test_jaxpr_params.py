@@ -36,7 +36,6 @@ STAYS_DIFFERENT = {
     "stack": "jnp.stack: broadcast_in_dim + concatenate, JAX's stack primitive",
     "lax_reshape_dims": "lax.reshape(dimensions=): transpose + reshape",
     "nn_relu_softmax": "softmax's keepdims: reshape where JAX broadcasts",
-    "checkpoint": "astjax's `checkpoint` primitive with a ClosedJaxpr; JAX's remat2, a Jaxpr",
 }
 
 

@@ -31,7 +31,7 @@ from astjax.core import AbstractRef, ClosedJaxpr, Literal
 from astjax.errors import (JAXAttributeError, JAXValueError, NotImplementedInAstjaxError,
                            user_location)
 from astjax.primitives.cond import bind_cond, cond_p
-from astjax.primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
+from astjax.primitives.custom_derivatives import (body_of, checkpoint_p, custom_jvp_call_p,
                                                   custom_vjp_call_p, stop_gradient)
 from astjax.primitives.jit_call import bind_jit, jit_p
 from astjax.primitives.scan import bind_scan, scan_p
@@ -462,7 +462,7 @@ def _checkpoint(eqn, ins):
     cells = _refs_of(ins)
     n = len(cells)
     params = dict(eqn.params)
-    body = params["jaxpr"]
+    body = body_of(params.pop("jaxpr"))
     plain = [x for x in ins if not isinstance(x, Cell)]
     seen = []
 
@@ -482,8 +482,8 @@ def _checkpoint(eqn, ins):
         flags = (True,) * len(extra) + (False,) * n + tuple(
             f for f, x in zip(flags, ins) if not isinstance(x, Cell))
         params["prevent_cse"] = flags
-    params["jaxpr"] = body
-    outs = core.bind(checkpoint_p, *extra, *[c.value for c in cells], *plain, **params)
+    outs = core.bind(checkpoint_p, *extra, *[c.value for c in cells], *plain,
+                     jaxpr=body.jaxpr, **params)
     k = len(outs) - n
     _absorb(cells, outs[k:], seen)
     return outs[:k]

@@ -37,7 +37,7 @@ from .base import (call_rules, call_source, defvectorized, inline_call_jvp, inst
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
            "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal",
-           "named_body"]
+           "named_body", "body_of", "bind_checkpoint"]
 
 
 # ------------------------------- symbolic zeros, as a custom_vjp rule receives them
@@ -104,20 +104,6 @@ def stop_gradient(x):
     return tree_util.tree_map(sg, x)
 
 # ------------------------------------- calls of a nested jaxpr: shared rules
-
-
-def _call_batch(p, key):
-    def rule(tx, args, dims, **params):
-        frame = core.axis_frame()
-        closed = params[key]
-        body, consts, mapped = tx.batch_subjaxpr(closed, list(dims), frame.size, frame.name)
-        new = dict(params)
-        new[key] = body
-        if "num_consts" in new:
-            new["num_consts"] = params["num_consts"] + len(consts)
-        outs = bind(p, *consts, *args, **new)
-        return outs, [0 if m else None for m in mapped]
-    return rule
 
 
 class _Vmapped:
@@ -481,15 +467,30 @@ custom_lin_p.transposed_at_zero = True   # (the user's bwd may return anything f
 # flax's fp8 amax histories come back as its cotangents)
 
 # --------------------------------------------------------------------- checkpoint
-checkpoint_p = core.new_primitive("checkpoint", multiple_results=True, higher_order=True)
+# JAX's `remat2`: its `jaxpr` param is an open Jaxpr, the body's constants its leading
+# operands (`body_of` gives the passes the ClosedJaxpr view)
+checkpoint_p = core.new_primitive("remat2", multiple_results=True, higher_order=True)
+
+
+def body_of(jaxpr) -> core.ClosedJaxpr:
+    """A `remat2` equation's `jaxpr` param (an open Jaxpr) as a ClosedJaxpr without
+    constants; a ClosedJaxpr as it is."""
+    return jaxpr if isinstance(jaxpr, core.ClosedJaxpr) else core.ClosedJaxpr(jaxpr, [])
+
+
+def bind_checkpoint(closed: core.ClosedJaxpr, args, **params):
+    """Bind `remat2` computing `closed` on `args`: its constants become leading
+    operands, the `jaxpr` param the open Jaxpr (JAX's). Returns the outputs."""
+    body, consts = core.split_consts(closed)
+    return bind(checkpoint_p, *consts, *args, jaxpr=body.jaxpr, **params)
 
 
 def _remat_impl(*args, jaxpr, **_):
-    return core.eval_closed(jaxpr, *args)
+    return core.eval_closed(body_of(jaxpr), *args)
 
 
 def _remat_ae(*avals, jaxpr, **_):
-    return list(jaxpr.out_avals)
+    return list(body_of(jaxpr).out_avals)
 
 
 def _remat_lowering(ctx, *args, jaxpr, prevent_cse=True, differentiated=False, **_):
@@ -499,18 +500,16 @@ def _remat_lowering(ctx, *args, jaxpr, prevent_cse=True, differentiated=False, *
         # the recomputation must not be merged with the forward pass's values (XLA's
         # CSE would undo the checkpoint): its inputs go through a barrier, as in JAX
         args = ctx.op("stablehlo.optimization_barrier", list(args), list(ctx.avals_in))
-    return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
+    return ctx.lower_jaxpr(body_of(jaxpr).jaxpr, [], list(args))
 
 
 def _remat_jvp(tx, primals, tangents, *, jaxpr, prevent_cse=True, differentiated=False,
                policy=None):
+    jaxpr = body_of(jaxpr)
     nz = [not isinstance(t, core.Zero) for t in tangents]
     jv, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
-    body, extra = core.split_consts(jv)
-    outs = bind(checkpoint_p, *extra, *primals,
-                *[t for t in tangents if not isinstance(t, core.Zero)],
-                jaxpr=body, prevent_cse=prevent_cse, differentiated=differentiated,
-                policy=policy)
+    outs = bind_checkpoint(jv, [*primals, *[t for t in tangents if not isinstance(t, core.Zero)]],
+                           prevent_cse=prevent_cse, differentiated=differentiated, policy=policy)
     n = len(jaxpr.out_avals)
     it = iter(outs[n:])
     return outs[:n], [next(it) if z else core.Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
@@ -520,8 +519,6 @@ def _remat_partial_eval(tx, eqn, in_uk):
     # The policy splits the body (tx.split_checkpoint, transforms/remat.py): the known
     # side computes the known outputs and the values the policy saves; the unknown
     # side, a differentiated `checkpoint`, recomputes the rest from them.
-    if eqn.params["jaxpr"].consts:
-        return [], [eqn], [True] * len(eqn.outvars)
     k_eqn, s_eqn, out_uk, out_inst, _ = tx.split_checkpoint(eqn, in_uk,
                                                              eqn.params.get("policy"))
     if not any(out_uk):
@@ -532,6 +529,7 @@ def _remat_partial_eval(tx, eqn, in_uk):
 
 
 def _remat_transpose(tx, cts, *args, jaxpr, prevent_cse=True, policy=None, **_):
+    jaxpr = body_of(jaxpr)
     lin = [core.is_undefined(a) for a in args]
     # The body reads primal values (residuals) and tangents: split its primal
     # recomputation (outputs reading no linear input) off first and run it forward.
@@ -551,25 +549,31 @@ def _remat_transpose(tx, cts, *args, jaxpr, prevent_cse=True, policy=None, **_):
         return tx.inline(bt, k_outs[len(k_outs) - nres:] + list(xs[len(primal):]))
 
     staged = core.stage(backward, [core.get_aval(x) for x in primal + nz_cts])
-    body, extra = core.split_consts(staged)
-    outs = bind(checkpoint_p, *extra, *primal, *nz_cts, jaxpr=body, prevent_cse=prevent_cse,
-                differentiated=True, policy=policy)
+    outs = bind_checkpoint(staged, [*primal, *nz_cts], prevent_cse=prevent_cse,
+                           differentiated=True, policy=policy)
     it = iter(outs)
     return [next(it) if l else None for l in lin]
 
 
 def _remat_dce(tx, eqn, used_outputs):
-    jaxpr = eqn.params["jaxpr"]
-    j, used_in = tx.dce_jaxpr(jaxpr.jaxpr, used_outputs, prune_invars=True)
+    j, used_in = tx.dce_jaxpr(body_of(eqn.params["jaxpr"]).jaxpr, used_outputs,
+                              prune_invars=True)
     new = eqn.replace(invars=[a for a, u in zip(eqn.invars, used_in) if u],
                       outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
-                      params=dict(eqn.params, jaxpr=core.ClosedJaxpr(j, jaxpr.consts)))
+                      params=dict(eqn.params, jaxpr=j))
     return new, used_in
+
+
+def _remat_batch(tx, args, dims, *, jaxpr, **params):
+    frame = core.axis_frame()
+    body, consts, mapped = tx.batch_subjaxpr(body_of(jaxpr), list(dims), frame.size, frame.name)
+    outs = bind_checkpoint(body, [*consts, *args], **params)
+    return outs, [0 if m else None for m in mapped]
 
 
 register(checkpoint_p, impl=_remat_impl, abstract_eval=_remat_ae, lowering=_remat_lowering,
          jvp=_remat_jvp, partial_eval=_remat_partial_eval, transpose=_remat_transpose,
-         dce=_remat_dce, batch=_call_batch(checkpoint_p, "jaxpr"),
+         dce=_remat_dce, batch=_remat_batch,
          source=call_source("jaxpr", "checkpoint"))
 
 # -------------------------------------------------------------------------- name
