@@ -148,3 +148,67 @@ def test_checkpoint_is_remat2_with_an_open_jaxpr():
     np.testing.assert_allclose(jax.grad(lambda x: f(x).sum())(V), np.cos(V) * V, rtol=1e-6)
     np.testing.assert_allclose(jax.vmap(jax.grad(lambda x: f(x).sum()))(np.stack([V, V])),
                                np.stack([np.cos(V) * V] * 2), rtol=1e-6)
+
+
+# ---- jnp functions JAX defines under `jit`: an inner `jit` equation named as JAX's
+M = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+CLIP_TEXT = """\
+{ lambda ; a:f32[3,4]. let
+    b:f32[3,4] = jit[
+      name=clip
+      jaxpr={ lambda ; a:f32[3,4] c:f32[] d:f32[]. let
+          e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c
+          f:f32[3,4] = max e a
+          g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d
+          b:f32[3,4] = min g f
+        in (b,) }
+    ] a -1.0:f32[] 1.0:f32[]
+  in (b,) }"""
+
+WHERE_TEXT = """\
+{ lambda ; a:f32[3,4]. let
+    b:bool[3,4] = gt a 0.0:f32[]
+    c:f32[3,4] = jit[
+      name=_where
+      jaxpr={ lambda ; b:bool[3,4] a:f32[3,4] d:f32[]. let
+          e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d
+          f:f32[3,4] = broadcast_in_dim e
+          c:f32[3,4] = select_n b f a
+        in (c,) }
+    ] b a 0.0:f32[]
+  in (c,) }"""
+
+FLIP_SORT_TEXT = """\
+{ lambda ; a:f32[3,4]. let
+    b:f32[3,4] = jit[
+      name=_flip
+      jaxpr={ lambda ; a:f32[3,4]. let
+          b:f32[3,4] = rev[dimensions=(1,)] a
+        in (b,) }
+    ] a
+    c:f32[3,4] = jit[
+      name=sort
+      jaxpr={ lambda ; b:f32[3,4]. let
+          c:f32[3,4] = sort[dimension=0 is_stable=True num_keys=1] b
+        in (c,) }
+    ] b
+  in (c,) }"""
+
+
+@pytest.mark.parametrize("fn, text", [
+    (lambda x: jnp.clip(x, -1.0, 1.0), CLIP_TEXT),
+    (lambda x: jnp.where(x > 0, x, 0.0), WHERE_TEXT),
+    (lambda x: jnp.sort(jnp.flip(x, 1), axis=0), FLIP_SORT_TEXT)])
+def test_jitted_jnp_functions_print_as_jax(fn, text):
+    assert str(jax.make_jaxpr(fn)(M)) == text
+    np.testing.assert_array_equal(jax.jit(fn)(M), fn(M))   # (eager: as before)
+
+
+def test_jitted_jnp_functions_differentiate_and_batch():
+    """grad and vmap go through the inner calls (their own jit rules)."""
+    g = jax.grad(lambda x: jnp.where(x > 4, jnp.clip(x, 1.0, 9.0), 0.0).sum())(M)
+    np.testing.assert_array_equal(g, [[0, 0, 0, 0], [0, 1, 1, 1], [1, 0.5, 0, 0]])   # (JAX's)
+    np.testing.assert_array_equal(jax.vmap(lambda r: jnp.sort(jnp.flip(r)))(M),
+                                  np.sort(M[:, ::-1], axis=1))
+    np.testing.assert_array_equal(jax.vmap(jnp.cumsum)(M), np.cumsum(M, axis=1))
