@@ -31,7 +31,6 @@ STAYS_DIFFERENT = {
     "at_mul_static": "scatter-mul: update_jaxpr None; a scalar update not broadcast",
     "stack": "jnp.stack: broadcast_in_dim + concatenate, JAX's stack primitive",
     "lax_reshape_dims": "lax.reshape(dimensions=): transpose + reshape",
-    "nn_relu_softmax": "softmax's keepdims: reshape where JAX broadcasts",
 }
 
 
