@@ -347,6 +347,11 @@ class _RematFwd:
         return self.name
 
 
+class _StoreEmptyError(AstjaxError):
+    """A value filled in while a transformation runs, asked for before it ran (JAX's
+    `StoreException`, an Exception)."""
+
+
 class _OutTrees:
     """JAX's `out_trees` param of a `custom_vjp_call`: called, (the output's treedef,
     the residuals' treedef, per residual the operand it forwards -- None each: astjax
@@ -360,8 +365,8 @@ class _OutTrees:
     def __call__(self):
         rr = self.res[0]
         if rr is None or self.out[0] is None:
-            raise AstjaxError("a custom_vjp_call's out_trees are known once its fwd has "
-                              "run (the call was not differentiated)")
+            raise _StoreEmptyError("a custom_vjp_call's out_trees are known once its fwd "
+                                   "has run (the call was not differentiated)")
         return self.out[0], rr.tree, [None] * rr.tree.num_leaves
 
     def __repr__(self):
