@@ -7,9 +7,12 @@ import numpy as np
 import pytest
 
 import astjax as jax
+from astjax import lax
 from astjax import numpy as jnp
 from astjax.errors import AstjaxError
 from astjax.sharding import Mesh
+
+from oracle import record_jaxpr_params as rec
 
 V = np.arange(4, dtype=np.float32)
 
@@ -107,24 +110,17 @@ def test_custom_vjp_params_and_text():
 
 
 def test_custom_jvp_text():
-    @jax.custom_jvp
-    def h(x):
-        return jnp.sin(x)
-
-    @h.defjvp
-    def h_jvp(primals, tangents):
-        return h(primals[0]), jnp.cos(primals[0]) * tangents[0]
-
-    assert str(jax.make_jaxpr(h)(V)) == """\
+    closed = rec.CASES["custom_jvp"](jax, jnp, lax)   # (g, with its rule g_jvp)
+    assert str(closed) == """\
 { lambda ; a:f32[4]. let
     b:f32[4] = custom_jvp_call[
-      name=h
+      name=g
       call_jaxpr={ lambda ; c:f32[4]. let d:f32[4] = sin c in (d,) }
-      jvp=h_jvp
+      jvp=g_jvp
       symbolic_zeros=False
     ] a
   in (b,) }"""
-    eqn, = jax.make_jaxpr(h)(V).jaxpr.eqns
+    eqn, = closed.jaxpr.eqns
     assert sorted(eqn.params) == ["call_jaxpr", "jvp_jaxpr_fun", "num_consts", "symbolic_zeros"]
 
 
