@@ -8,10 +8,13 @@ reached twice once, as `let g = { ... } in` above the program; the lowering emit
 `func.func private @g` per distinct jaxpr and a `func.call` per equation.
 
 Values staged `g` closes over from the enclosing function (outer Tracers) are leading
-operands of the equation, as in JAX; concrete constants stay in the ClosedJaxpr. A
-`jit(g, donate_argnums=...)` adds `donated_invars` (a flag per operand, printed after
-`name` as JAX prints it, and only when one is true); the rules below keep it with
-their operands.
+operands of the equation, as in JAX; concrete constants stay in the ClosedJaxpr. The
+params are JAX's pjit params (`jit_params`): per operand `in_shardings` (UNSPECIFIED),
+`in_layouts` and `donated_invars` (`jit(g, donate_argnums=...)`), per result
+`out_shardings` / `out_layouts`, the `ctx_mesh` it was staged under, `keep_unused`,
+`inline` and `compiler_options_kvs`; printed as JAX's `_pjit_pp_rule` prints them
+(`name` first, the rest only when not the defaults). The rules below keep the
+per-operand ones with their operands (`keep_operands`).
 
 Its rules keep the equation, as JAX's do:
 
