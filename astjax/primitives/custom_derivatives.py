@@ -19,8 +19,9 @@ rematerialization policy is not kept in the source).
 Batching the calls: the nested jaxpr is batched with `tx.batch_subjaxpr` (the values
 it captures become leading consts). For `custom_jvp_call` and `custom_vjp_call` every
 operand is first brought to batch dim 0 and the Python rules kept in params
-(`jvp_jaxpr_fun`; `fwd_jaxpr_thunk`, `bwd`), written for per-example values, are wrapped (`_Vmapped`) so that,
-called on batched values, they stage the per-example rule and batch that jaxpr.
+(`jvp_jaxpr_fun`; `fwd_jaxpr_thunk`, `bwd`), written for per-example values, are
+wrapped (`_Vmapped`) so that, called on batched values, they stage the per-example
+rule and batch that jaxpr.
 """
 from __future__ import annotations
 
