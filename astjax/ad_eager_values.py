@@ -194,5 +194,5 @@ def _runs_as_python(eqn, known) -> bool:
     if not all(isinstance(a, core.Literal) or a in known for a in eqn.invars):
         return False
     if eqn.primitive is custom_jvp_call_p:   # (the rule ran on the values: `values_of`)
-        return getattr(eqn.params.get("jvp"), "values", None) is not None
+        return getattr(eqn.params.get("jvp_jaxpr_fun"), "values", None) is not None
     return isinstance(eqn.primitive, _ExtensionPrimitive)

@@ -148,7 +148,7 @@ def _inside_differentiation(b) -> bool:
 
 # calls whose one sub-jaxpr takes the equation's operands and gives its results: a
 # result depends on the operands its sub-jaxpr output does (loops feed results back)
-_CALLS = ("jit", "closed_call", "checkpoint", "custom_jvp_call", "custom_vjp_call")
+_CALLS = ("jit", "closed_call", "remat2", "custom_jvp_call", "custom_vjp_call")
 
 
 def _sources(producer, invars, var) -> set:
@@ -190,8 +190,8 @@ def _call_jaxpr(eqn):
     """The sub-jaxpr of a call equation aligned with its operands and results, or None
     (then every result depends on every operand: also a `custom_jvp_call` whose rule an
     eager jvp ran on values, `ad_eager_values`, whose body only returns what it gave)."""
-    if eqn.primitive.name not in _CALLS or getattr(eqn.params.get("jvp"), "values", None) \
-            is not None:
+    if eqn.primitive.name not in _CALLS or getattr(
+            eqn.params.get("jvp_jaxpr_fun"), "values", None) is not None:
         return None
     for p in eqn.params.values():
         inner = p.jaxpr if isinstance(p, core.ClosedJaxpr) else p

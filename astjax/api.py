@@ -531,7 +531,9 @@ class Jitted(StagedCallable):
             return _call_user(fun, dyn_args, dyn_kwargs)
         donated = set(self._donated(dyn_args, dyn_kwargs, statics))
         outs = [python_scalar(o) for o in _jit_call.call(
-            closed, leaves, fun, self._inline, _inline, [i in donated for i in range(len(leaves))])]
+            closed, leaves, fun, self._inline, _inline, [i in donated for i in range(len(leaves))],
+            keep_unused=self._keep_unused, compiler_options_kvs=(
+                self._options.compiler_options if self._options is not None else ()))]
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _donated(self, dyn_args, dyn_kwargs, statics):

@@ -20,10 +20,9 @@ from . import core, dtypes, hi_state, hi_values, tree_util
 from .codegen import compile_cache
 from .ad_api import _array_leaves, _fix_arguments, _stage, _staging, _Transformed
 from .api import Jitted
-from .core import bind
 from .errors import ArgumentTypeError, ArgumentValueError
 from .extend.core import eager_transform as _eager_transform
-from .primitives.custom_derivatives import checkpoint_p
+from .primitives.custom_derivatives import bind_checkpoint
 from .staging import array_signature, stage_once
 from .traceback_util import at_boundary as _at_boundary, boundary as _boundary
 
@@ -169,9 +168,8 @@ class _Checkpoint(_Transformed):
                 for k in [k for k, v in state.items() if v is staged]:
                     del state[k]
             closed, out_tree = staged
-        body, consts = core.split_consts(closed)
-        outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
-                    differentiated=False, policy=self.policy)
+        outs = bind_checkpoint(closed, leaves, prevent_cse=self.prevent_cse,
+                               differentiated=False, policy=self.policy)
         return tree_util.tree_unflatten(out_tree, outs)
 
 

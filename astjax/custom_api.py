@@ -33,12 +33,14 @@ from .errors import (ArgumentTypeError, DerivativeNotImplementedError, ShapeErro
                      StructureError, UndefinedRuleError, caller_location, check_callable,
                      check_signature)
 from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp_call_p,
-                                            custom_vjp_call_p)
+                                            custom_vjp_call_p, named_body)
+from .primitives.jit_call import call_name
 from .primitives.linear_call import linear_call_p
 from .primitives.state import is_ref
 from .primitives.vma_reverse import TypedCustomBwd, check_jvp_tangents
 from .staging import as_callable, leaf_aval, stage_flat
-from .custom_rules import (_PY_SCALARS, _CachedBwd, _RefArgs, _RematFwd, _Rule, _StagedFwd,
+from .custom_rules import (_PY_SCALARS, _CachedBwd, _OutTrees, _RefArgs, _RematFwd, _Rule,
+                           _StagedFwd,
                            _StagedJvp, _avals_of, _bwd_leaves, _check_nondiff_untraced,
                            _fit_tangent, _gone, _held, _may_be_perturbed, _primal_part, _restaged,
                            _rule_wanted, _split_args, _stage_rule, _staged, _staged_refs,
@@ -148,8 +150,10 @@ class custom_jvp(_Transformed):
             check_jvp_tangents(p_leaves, t_leaves)
             return p_leaves, t_leaves
 
-        outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=body,
-                    jvp=_Rule(jvp_rule, len(consts), "jvp"), num_consts=len(consts),
+        outs = bind(custom_jvp_call_p, *consts, *leaves,
+                    call_jaxpr=named_body(body, call_name(fun)),
+                    jvp_jaxpr_fun=_Rule(jvp_rule, len(consts), call_name(user_jvp)),
+                    num_consts=len(consts),
                     symbolic_zeros=False)
         return tree_util.tree_unflatten(out_tree, outs)
 
@@ -186,8 +190,10 @@ class custom_jvp(_Transformed):
                                    leaves + [x for x, p in zip(leaves, perturbed) if p])
         n_out = out_tree[0].num_leaves
         primal = _primal_part(body, len(consts), n, n_out, t_avals)
-        outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=primal,
-                    jvp=_StagedJvp(body, n_out, perturbed, ran), num_consts=len(consts),
+        outs = bind(custom_jvp_call_p, *consts, *leaves,
+                    call_jaxpr=named_body(primal, call_name(self.fun)),
+                    jvp_jaxpr_fun=_StagedJvp(body, n_out, perturbed, ran, call_name(user_jvp)),
+                    num_consts=len(consts),
                     symbolic_zeros=False)
         if ran is not None:
             ad_eager_values.note(outs, ran[:n_out], ran[n_out:])
@@ -341,16 +347,18 @@ class custom_vjp(_Transformed):
 
             body, consts = _stage_rule(staged_fwd, avals, leaves)
             primal = _primal_part(body, len(consts), len(avals), n_out[0], [])
-            fwd_param = (_RematFwd(body, n_out[0], primal_thunk) if self.optimize_remat
-                         else _StagedFwd(body, n_out[0]))
+            fwd_name = call_name(user_fwd)
+            fwd_param = (_RematFwd(body, n_out[0], primal_thunk, fwd_name)
+                         if self.optimize_remat else _StagedFwd(body, n_out[0], fwd_name))
         else:
             closed, out_tree[0] = ra.stage(call, avals)
             primal, consts = core.split_consts(closed)
             ra.find(consts)
             if self.optimize_remat:
-                fwd_param = _Rule(_staged_remat_fwd(fwd, primal_thunk), len(consts), "fwd")
+                fwd_param = _Rule(_staged_remat_fwd(fwd, primal_thunk), len(consts),
+                                  call_name(user_fwd))
             else:
-                fwd_param = _Rule(fwd, len(consts), "fwd")
+                fwd_param = _Rule(fwd, len(consts), call_name(user_fwd))
         def fwd_state():   # what bwd's staging depends on from fwd's run (_CachedBwd)
             rr = res_refs[0]
             if rr is None or rr.refs or any(is_ref(x) for x in ndv):
@@ -364,9 +372,12 @@ class custom_vjp(_Transformed):
         typed_bwd = TypedCustomBwd(cached, leaves, paths)   # (JAX's typed cotangents: vma.py)
         if typed_bwd.typing is not None:
             cached.state = lambda: None   # (typed cotangents: bwd runs at each transpose)
-        outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=primal,
-                    fwd=fwd_param, bwd=_Rule(typed_bwd, 0, "bwd", symbolic_zeros=sz),
-                    num_consts=len(consts))
+        outs = bind(custom_vjp_call_p, *consts, *leaves,
+                    call_jaxpr=named_body(primal, call_name(fun)),
+                    fwd_jaxpr_thunk=fwd_param,
+                    bwd=_Rule(typed_bwd, 0, call_name(user_bwd), symbolic_zeros=sz),
+                    num_consts=len(consts), out_trees=_OutTrees(out_tree, res_refs),
+                    symbolic_zeros=sz)
         typed_bwd.outputs(outs)
         if not self.optimize_remat:   # (primal_thunk stages on the operands)
             ra.release()

@@ -20,7 +20,8 @@ from . import ad_frames
 from .ad_base import differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
 from .core import raw
-from .errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
+from .errors import (ArgumentTypeError, ArgumentValueError, AstjaxError,
+                     NotImplementedInAstjaxError,
                      StructureError, UnexpectedTracerError, caller_location)
 from .primitives.custom_derivatives import SymbolicZero, stop_gradient_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
@@ -294,11 +295,11 @@ class _StagedJvp:
     an eager jvp ran it on the values passed (`ad_eager_values`, JAX's op-by-op jvp),
     primal outs then tangent outs, as the objects it returned (a Python float stays
     one); called outside staging, it hands them back."""
-    __slots__ = ("body", "n_out", "perturbed", "values")
+    __slots__ = ("body", "n_out", "perturbed", "values", "name")
 
-    def __init__(self, body, n_out, perturbed, values=None):
+    def __init__(self, body, n_out, perturbed, values=None, name="jvp"):
         self.body, self.n_out, self.perturbed = body, n_out, perturbed
-        self.values = values
+        self.values, self.name = values, name
 
     def __call__(self, consts, primals, tangents):
         if self.values is not None and core.current_builder() is None:
@@ -309,16 +310,16 @@ class _StagedJvp:
         return outs[:self.n_out], outs[self.n_out:]
 
     def __repr__(self):
-        return "jvp"
+        return self.name
 
 
 class _StagedFwd:
     """The fwd param of a `custom_vjp_call` whose fwd was staged at the call:
     `(consts, primals) -> (outs, residuals)`."""
-    __slots__ = ("body", "n_out")
+    __slots__ = ("body", "n_out", "name")
 
-    def __init__(self, body, n_out):
-        self.body, self.n_out = body, n_out
+    def __init__(self, body, n_out, name="fwd"):
+        self.body, self.n_out, self.name = body, n_out, name
 
     def __call__(self, consts, primals, perturbed=None):
         # staged at the call with every primal perturbed (symbolic_zeros rules see True)
@@ -326,24 +327,50 @@ class _StagedFwd:
         return outs[:self.n_out], outs[self.n_out:]
 
     def __repr__(self):
-        return "fwd"
+        return self.name
 
 
 class _RematFwd:
     """The fwd param of a `custom_vjp_call` defined with `optimize_remat=True` whose fwd
     was staged at the call: `(consts, primals) -> (outs, residuals)` through one
     `remat_opt` equation."""
-    __slots__ = ("body", "n_out", "thunk")
+    __slots__ = ("body", "n_out", "thunk", "name")
 
-    def __init__(self, body, n_out, thunk):
-        self.body, self.n_out, self.thunk = body, n_out, thunk
+    def __init__(self, body, n_out, thunk, name="fwd"):
+        self.body, self.n_out, self.thunk, self.name = body, n_out, thunk, name
 
     def __call__(self, consts, primals, perturbed=None):
         return remat_opt(self.body, list(consts), list(primals), self.n_out,
                          PrimalThunk(self.thunk))
 
     def __repr__(self):
-        return "fwd"
+        return self.name
+
+
+class _StoreEmptyError(AstjaxError):
+    """A value filled in while a transformation runs, asked for before it ran (JAX's
+    `StoreException`, an Exception)."""
+
+
+class _OutTrees:
+    """JAX's `out_trees` param of a `custom_vjp_call`: called, (the output's treedef,
+    the residuals' treedef, per residual the operand it forwards -- None each: astjax
+    saves every residual), known once the call's fwd has run (JAX's store, empty
+    until then)."""
+    __slots__ = ("out", "res")
+
+    def __init__(self, out, res):
+        self.out, self.res = out, res   # the one-element lists custom_vjp's fwd fills
+
+    def __call__(self):
+        rr = self.res[0]
+        if rr is None or self.out[0] is None:
+            raise _StoreEmptyError("a custom_vjp_call's out_trees are known once its fwd "
+                                   "has run (the call was not differentiated)")
+        return self.out[0], rr.tree, [None] * rr.tree.num_leaves
+
+    def __repr__(self):
+        return "out_trees"
 
 
 def _staged_remat_fwd(fwd, thunk):

@@ -617,7 +617,8 @@ def pp_eqn(eqn, names, used=None):
     try:
         shown = getattr(eqn.primitive, "pp_shown", None)   # (JAX's pp rules that hide or
         params = pp_params(shown(eqn.params) if shown else eqn.params,  # rename params)
-                           names, call and ("name",))
+                           names, (call or getattr(eqn.primitive, "pp_named", False))
+                           and ("name",))
     finally:
         if inner:
             _type_texts().pop()

@@ -177,7 +177,7 @@ class _RootJvp:
 
     def __call__(self, _consts, primals, tangents):
         nf, ns, nl = self.lengths
-        sol = bind(custom_jvp_call_p, *primals, call_jaxpr=self.call, jvp=self,
+        sol = bind(custom_jvp_call_p, *primals, call_jaxpr=self.call, jvp_jaxpr_fun=self,
                    num_consts=0, symbolic_zeros=False)
         x, aux = list(sol[:self.n_x]), sol[self.n_x:]
         f_consts, f_dots = list(primals[:nf]), list(tangents[:nf])
@@ -232,5 +232,5 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
                                        + sj.invars[ns:], sj.outvars, sj.eqns), [])
     rule = _RootJvp(f_body, call, ls_body, (len(f_consts), ns, len(ls_consts)), n)
     outs = bind(custom_jvp_call_p, *f_consts, *s_consts, *ls_consts, *g_leaves,
-                call_jaxpr=call, jvp=rule, num_consts=0, symbolic_zeros=False)
+                call_jaxpr=call, jvp_jaxpr_fun=rule, num_consts=0, symbolic_zeros=False)
     return tree_util.tree_unflatten(s_tree, outs)

@@ -116,9 +116,9 @@ class Mesh(AxisTypeQueries):
     def __hash__(self):
         h = self.__dict__.get("_hash")
         if h is None:       # (a mesh is immutable; jit's dispatch key hashes it per call)
-            h = self.__dict__["_hash"] = hash((self.axis_names, self.axis_types,
-                                               self.devices.shape,
-                                               tuple(d.id for d in self.devices.flat)))
+            h = self.__dict__["_hash"] = hash((   # (an empty mesh's one device: None)
+                self.axis_names, self.axis_types, self.devices.shape,
+                tuple(getattr(d, "id", d) for d in self.devices.flat)))
         return h
 
     def __repr__(self):

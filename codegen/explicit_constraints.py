@@ -38,7 +38,7 @@ def out_sharding(eqn):
 # compositions (their parts are constrained).
 _UNCONSTRAINED = frozenset({
     "copy", "copy_p", "stop_gradient", "sharding_constraint", "shard_map", "jit",
-    "checkpoint", "custom_jvp_call", "custom_vjp_call", "custom_vmap_call",
+    "remat2", "custom_jvp_call", "custom_vjp_call", "custom_vmap_call",
     "closed_call", "remat_opt", "igamma", "igammac", "polygamma", "zeta"})
 _MULTIPLE = frozenset({"while", "cond", "scan"})   # each typed result constrained
 # comparisons: JAX constrains the operands it broadcasts, not the result

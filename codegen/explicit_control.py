@@ -138,7 +138,7 @@ def _call(param):
 
 
 NESTED.update({"cond": _cond, "while": _while, "scan": _scan, "jit": _call("jaxpr"),
-               "checkpoint": _call("jaxpr"), "custom_jvp_call": _call("call_jaxpr"),
+               "remat2": _call("jaxpr"), "custom_jvp_call": _call("call_jaxpr"),
                "custom_vjp_call": _call("call_jaxpr"), "closed_call": _call("call_jaxpr"),
                "custom_vmap_call": _call("call_jaxpr"), "remat_opt": _call("fwd_jaxpr")})
 

@@ -42,7 +42,7 @@ NO_CASES: dict[str, str] = {
     **{n: "tokens have no value: tests/test_ffi_kernels.py (printed jaxprs vs JAX's, the "
           "order of compiled kernels' side effects)" for n in ("create_token", "after_all")},
     **{n: "takes a jaxpr: tests/test_ad_rules.py" for n in (
-        "custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint")},
+        "custom_jvp_call", "custom_vjp_call", "custom_lin", "remat2")},
     "custom_vmap_call": "takes a jaxpr and the user's vmap rule: tests/test_top_names.py "
                         "(custom_vmap / sequential_vmap vs JAX's stored values)",
     **{n: "named-axis collective: tests/test_vmap.py" for n in (

@@ -84,8 +84,6 @@ PRINTED_XFAIL = {
     "grad_fully_invariant": _CLEANUP, "grad_partial_manual": _CLEANUP,
     "grad_in_python_loop": _LOOP, "grad_of_python_loop_rows": _LOOP,
     "jacrev_psum": _JACREV, "jacrev_invariant_input": _JACREV,
-    "grad_in_custom_jvp": _differs("custom_jvp_call's params: JAX prints name= and "
-                                   "jvp=<lambda>, astjax jvp=jvp and num_consts"),
     "grad_second_order": _differs("JAX keeps the inner grad's unused forward integer_pow "
                                   "and a second mul 2.0 (astjax's DCE and CSE after AD "
                                   "drop them, DESIGN.md)"),

@@ -11,7 +11,7 @@ from astjax.core import Literal, Var
 
 from .dce import pass_memo
 
-_NO_CSE = {"rng_bit_generator", "random_bits", "checkpoint"}
+_NO_CSE = {"rng_bit_generator", "random_bits", "remat2"}
 
 
 def _atom_key(a):

@@ -31,7 +31,7 @@ from astjax.core import AbstractRef, ClosedJaxpr, Literal
 from astjax.errors import (JAXAttributeError, JAXValueError, NotImplementedInAstjaxError,
                            user_location)
 from astjax.primitives.cond import bind_cond, cond_p
-from astjax.primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
+from astjax.primitives.custom_derivatives import (body_of, checkpoint_p, custom_jvp_call_p,
                                                   custom_vjp_call_p, stop_gradient)
 from astjax.primitives.jit_call import bind_jit, jit_p
 from astjax.primitives.scan import bind_scan, scan_p
@@ -462,7 +462,7 @@ def _checkpoint(eqn, ins):
     cells = _refs_of(ins)
     n = len(cells)
     params = dict(eqn.params)
-    body = params["jaxpr"]
+    body = body_of(params.pop("jaxpr"))
     plain = [x for x in ins if not isinstance(x, Cell)]
     seen = []
 
@@ -482,8 +482,8 @@ def _checkpoint(eqn, ins):
         flags = (True,) * len(extra) + (False,) * n + tuple(
             f for f, x in zip(flags, ins) if not isinstance(x, Cell))
         params["prevent_cse"] = flags
-    params["jaxpr"] = body
-    outs = core.bind(checkpoint_p, *extra, *[c.value for c in cells], *plain, **params)
+    outs = core.bind(checkpoint_p, *extra, *[c.value for c in cells], *plain,
+                     jaxpr=body.jaxpr, **params)
     k = len(outs) - n
     _absorb(cells, outs[k:], seen)
     return outs[:k]
@@ -508,7 +508,7 @@ def _jit(eqn, ins):
 
     values = [x.value if isinstance(x, Cell) else x for x in ins]
     closed = core.stage(run, [core.get_aval(v) for v in values])
-    outs = bind_jit(closed, values, eqn.params["name"])
+    outs = bind_jit(closed, values, eqn.params["name"], like=eqn.params)
     k = len(outs) - len(cells)
     _absorb(cells, outs[k:], seen)
     return outs[:k]
@@ -564,11 +564,12 @@ def _custom_call(eqn, ins):
     skip = len(extra)
     # a rule staged at the call (the call is differentiated) is discharged as the body;
     # a Python rule (the call is not) reads the references itself if it ever runs
-    for k in ("jvp", "fwd"):
+    for k in ("jvp_jaxpr_fun", "fwd_jaxpr_thunk"):
         rule = p.get(k)
         if isinstance(getattr(rule, "body", None), ClosedJaxpr):
             staged = discharged(rule.body)
-            params[k] = _DischargedRule(staged, skip, len(staged.out_avals) - n, rule.n_out, k)
+            params[k] = _DischargedRule(staged, skip, len(staged.out_avals) - n, rule.n_out,
+                                         repr(rule))
         elif rule is not None:   # its consts in their places, a reference's value in its
             it = iter(range(n, n + len(consts)))
             params[k] = _ValuesRule(rule, skip, [_position(cells, x) if isinstance(x, Cell)
@@ -603,7 +604,7 @@ def _stored_primal(new, old):
     if not core.differentiable(aval):
         return stop_gradient(new)
     body = core.stage(lambda n, o: [n], [aval, aval])
-    return core.bind(custom_jvp_call_p, new, old, call_jaxpr=body, jvp=_KeepTangent(),
+    return core.bind(custom_jvp_call_p, new, old, call_jaxpr=body, jvp_jaxpr_fun=_KeepTangent(),
                      num_consts=0, symbolic_zeros=False)[0]
 
 

@@ -44,10 +44,10 @@ from astjax.errors import ArgumentTypeError
 from astjax.ir import in_memory_space
 from astjax.memory import kind_to_space
 from astjax.primitives.callbacks import debug_callback_p
-from astjax.primitives.custom_derivatives import checkpoint_p
+from astjax.primitives.custom_derivatives import body_of, checkpoint_p
 from astjax.primitives.debug_print import debug_print_p
 from astjax.primitives.device_put import ArrayCopySemantics, device_put_p
-from astjax.primitives.jit_call import jit_p, keep_donated
+from astjax.primitives.jit_call import jit_p, keep_operands
 
 _DEBUG_CALLBACKS = (debug_callback_p, debug_print_p)
 
@@ -161,8 +161,7 @@ def partial_eval_jaxpr_custom(closed: core.ClosedJaxpr, unknowns, policy, tx, in
 
     for eqn in jaxpr.eqns:
         unk = [read(a)[0] for a in eqn.invars]
-        if eqn.primitive is jit_p or (eqn.primitive is checkpoint_p
-                                      and not eqn.params["jaxpr"].consts):
+        if eqn.primitive is jit_p or eqn.primitive is checkpoint_p:
             k_eqn, s_eqn, out_uk, out_inst, res = split_checkpoint(
                 eqn, unk, policy, tx, [read(a)[1] for a in eqn.invars])
             known_eqns.append(k_eqn)
@@ -221,25 +220,30 @@ def split_checkpoint(eqn, unk, policy, tx, inst=None):
     `partial_eval_jaxpr_custom`. -> (known eqn, staged eqn -- a differentiated
     `checkpoint` computing the outputs marked in out_inst -- or None, out_unknowns,
     out_inst, residual vars). A `jit` equation is split the same way (the policy looks
-    into its body, as JAX's `_pjit_partial_eval_custom`), into two `jit` equations."""
-    body = eqn.params["jaxpr"]
+    into its body, as JAX's `_pjit_partial_eval_custom`), into two `jit` equations (a
+    `jit`'s bodies are ClosedJaxprs, a `checkpoint`'s open Jaxprs, as JAX's)."""
+    body = body_of(eqn.params["jaxpr"])
+    is_jit = eqn.primitive is jit_p
+
+    def param(j):
+        return core.ClosedJaxpr(j, body.consts) if is_jit else j
+
     inst = [True] * len(eqn.invars) if inst is None else list(inst)
     known, staged, out_uk, out_inst, nres = partial_eval_jaxpr_custom(
         body, unk, policy, tx, inst)
     res = [Var(v.aval, v.hint) for v in staged.invars[:nres]]
     k_eqn = Eqn(eqn.primitive, [a for a, u in zip(eqn.invars, unk) if not u],
                 [v for v, u in zip(eqn.outvars, out_uk) if not u] + res,
-                keep_donated(dict(eqn.params, jaxpr=core.ClosedJaxpr(known, body.consts)),
-                             [not u for u in unk]),
+                keep_operands(dict(eqn.params, jaxpr=param(known)), [not u for u in unk]),
                 eqn.source_info)
     if not any(out_inst):
         return k_eqn, None, out_uk, out_inst, res
-    marks = {} if eqn.primitive is jit_p else {"differentiated": True}
+    marks = {} if is_jit else {"differentiated": True}
     s_eqn = Eqn(eqn.primitive,
                 res + [a for a, u, i in zip(eqn.invars, unk, inst) if u or i],
                 [v for v, i in zip(eqn.outvars, out_inst) if i],
-                keep_donated(dict(eqn.params, jaxpr=core.ClosedJaxpr(staged, body.consts),
-                                  **marks), [u or i for u, i in zip(unk, inst)], len(res)),
+                keep_operands(dict(eqn.params, jaxpr=param(staged), **marks),
+                              [u or i for u, i in zip(unk, inst)], len(res)),
                 eqn.source_info)
     return k_eqn, s_eqn, out_uk, out_inst, res
 

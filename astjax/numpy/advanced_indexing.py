@@ -416,7 +416,8 @@ def _cast_back(out, av):
     return lax.convert_element_type(out, av.dtype, weak_type=av.weak_type)
 
 
-@_library_jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
+@_library_jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"),
+              keep_call=True)
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """NumPy's take_along_axis; out-of-bounds indices read `fill_value` (JAX's

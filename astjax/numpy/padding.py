@@ -246,14 +246,15 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if sl is not None and any(0 in p for p in sl):
         raise ArgumentValueError("stat_length of 0 yields no value for padding",
                                  hint="give every stat_length entry at least 1")
-    return _pad_named(array, tuple(pw), mode, kwargs.get("constant_values", 0),
-                      None if sl is None else tuple(sl),
-                      None if end_values is None else tuple(end_values), rt)
+    return _pad(array, tuple(pw), mode, kwargs.get("constant_values", 0),
+                None if sl is None else tuple(sl),
+                None if end_values is None else tuple(end_values), rt)
 
 
-@library_jit(static_argnums=(1, 2, 4, 5, 6))
-def _pad_named(array, pw, mode, constant_values, stat_length, end_values, reflect_type):
-    """A named mode, compiled once per array type, widths and options (as JAX's)."""
+@library_jit(static_argnums=(1, 2, 4, 5, 6), keep_call=True)
+def _pad(array, pw, mode, constant_values, stat_length, end_values, reflect_type):
+    """A named mode, compiled once per array type, widths and options (as JAX's `_pad`;
+    staged, an inner `jit` equation)."""
     if mode == "constant":
         return _pad_constant(array, pw, constant_values)
     if mode == "wrap":

@@ -64,8 +64,9 @@ def _static_axis(axis):
 
 
 def _keep(x, axes, in_shape):
-    shape = tuple(1 if i in axes else d for i, d in enumerate(in_shape))
-    return lax.reshape(x, shape)
+    """A reduction's result `x` with its reduced `axes` of `in_shape` back as size-1
+    dimensions (JAX's `expand_dims`: a broadcast_in_dim)."""
+    return lax.expand_dims(x, tuple(sorted(axes)))
 
 
 _RED_ARGS = """

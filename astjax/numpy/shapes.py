@@ -546,8 +546,14 @@ def flip(m, axis=None):
     Array([2, 1, 0], dtype=int32)
     """
     m = asarray(m)
-    axes = canonicalize_axes(axis, ndim(m), "flip", unique=False)  # lax.rev: TypeError
-    return lax.rev(m, axes)
+    return _flip(m, canonicalize_axes(axis, ndim(m), "flip", unique=False))  # (rev: TypeError)
+
+
+@_library_jit(static_argnames=("axis",), keep_call=True, eager=False)
+def _flip(m, axis):
+    """`flip` of an array along canonical axes (JAX's jitted `_flip`: staged, an inner
+    `jit` equation)."""
+    return lax.rev(m, axis)
 
 
 def fliplr(m):

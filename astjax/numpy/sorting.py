@@ -107,7 +107,8 @@ def _cumulative(name, lax_fn):
             a = lax.convert_element_type(a, dt)
         return lax_fn(a, axis)
     f.__name__ = name
-    return _library_jit(f, static_argnames=("axis", "dtype"))   # (as JAX's: one executable)
+    # (as JAX's: one executable; staged, an inner `jit` equation named `name`)
+    return _library_jit(f, static_argnames=("axis", "dtype"), keep_call=True)
 
 
 cumsum = _cumulative("cumsum", lax.cumsum)
@@ -186,7 +187,7 @@ Differs from NumPy: results follow JAX's dtype rules.
 """
 
 
-@_library_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
+@_library_jit(static_argnames=("axis", "kind", "order", "stable", "descending"), keep_call=True)
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """Sorted copy of an array along an axis.
 
@@ -219,7 +220,8 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return lax.rev(r, (ax,)) if descending else r
 
 
-@_library_jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
+@_library_jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"),
+              keep_call=True)
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
     """Indices that would sort an array along an axis.
 

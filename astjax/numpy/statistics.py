@@ -12,7 +12,8 @@ from . import ufuncs as uf
 from .contractions import matmul
 from .reductions import (_var_dtypes, all as _all, max as _max, mean as _mean,
                          min as _min, prod, sum as _sum)
-from .shapes import atleast_2d, concatenate, diagonal, moveaxis, ravel, _reshape as reshape, squeeze
+from .shapes import (atleast_2d, concatenate, diagonal, flip, moveaxis, ravel,
+                     _reshape as reshape, squeeze)
 from .sorting import argmax, argmin, cumprod, cumsum
 from .operands import asarray
 from .ufuncs import asarray_operand, broadcast_to_shape, promote_args_inexact, where
@@ -584,18 +585,19 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return uf.multiply(0.5, _sum(uf.multiply(d, pairs), axis=-1))
 
 
+@library_jit(static_argnums=(2, 3, 4), keep_call=True)
 def _conv(a, v, mode, correlate, precision):
     """1-D convolution (correlation: `v` conjugated, not flipped) as JAX computes it: one
     XLA convolution of the longer operand with the shorter (so JAX's roundings, and on CPU
     / GPU its three-real-convolution complex product); a correlation whose operands were
-    swapped comes out reversed."""
+    swapped comes out reversed. Staged, an inner `jit` equation (JAX's `_conv`)."""
     reverse = False
     if correlate:
         v = uf.conjugate(v)
     if _shape(a)[0] < _shape(v)[0]:
         a, v, reverse = v, a, correlate
     if not correlate:
-        v = lax.rev(v, (0,))
+        v = flip(v)
     nv = _shape(v)[0]
     pads = {"valid": (0, 0), "same": (nv // 2, nv - nv // 2 - 1), "full": (nv - 1, nv - 1)}
     if mode not in pads:
@@ -633,7 +635,8 @@ def _conv_args(name, a, v, preferred_element_type=None):
     return a, v
 
 
-@library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"))
+@library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"),
+             keep_call=True)
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     """Discrete linear convolution of two 1-D arrays.
 
@@ -654,7 +657,8 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     return _conv(a, v, mode, False, precision)
 
 
-@library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"))
+@library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"),
+             keep_call=True)
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """Cross-correlation of two 1-D arrays (v is conjugated and slid over a).
 

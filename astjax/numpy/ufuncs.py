@@ -440,7 +440,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         return _nonzero(condition, size=size, fill_value=fill_value)
     if _is_key_array(x) or _is_key_array(y):
         return _keys_where(_truth(condition), x, y)
-    return _select(condition, x, y)
+    return _where(condition, x, y)
 
 
 def _truth(condition):
@@ -450,8 +450,9 @@ def _truth(condition):
     return condition
 
 
-def _select(condition, x, y):
-    """The three-operand `where` of numbers (JAX's jitted `_where`)."""
+def _where(condition, x, y):
+    """The three-operand `where` of numbers (JAX's jitted `_where`: staged, an inner `jit`
+    equation)."""
     condition = _truth(condition)
     x, y = promote_operands([asarray_operand(x), asarray_operand(y)])
     # JAX broadcasts the three operands as `broadcast_arrays` does (a ValueError)
@@ -755,12 +756,14 @@ del _f
 # the composite ones JAX jits: an eager first call compiles once, not once per operation
 (logaddexp, logaddexp2, divmod, remainder, floor_divide, copysign, fmax, fmin, heaviside, hypot,
  sinc, signbit, trunc, logical_and, logical_or, logical_xor, logical_not, fmod, _power,
- float_power, isinf, isposinf, isneginf, log2, log10, clip, _select, left_shift, right_shift,
+ float_power, isinf, isposinf, isneginf, log2, log10, left_shift, right_shift,
  square, reciprocal, rint, isnan, abs, invert) = map(_library_jit, (
     logaddexp, logaddexp2, divmod, remainder, floor_divide, copysign, fmax, fmin, heaviside,
     hypot, sinc, signbit, trunc, logical_and, logical_or, logical_xor, logical_not, fmod, _power,
-    float_power, isinf, isposinf, isneginf, log2, log10, clip, _select, left_shift,
+    float_power, isinf, isposinf, isneginf, log2, log10, left_shift,
     right_shift, square, reciprocal, rint, isnan, abs, invert))
+# (staged, these two are inner `jit` equations, as JAX's `clip` and `_where`)
+clip, _where = (_library_jit(f, keep_call=True) for f in (clip, _where))
 around = _library_jit(around, static_argnames=("decimals",))
 round = around  # noqa: A001
 absolute, bitwise_not, bitwise_invert, bitwise_left_shift, bitwise_right_shift = (

@@ -57,22 +57,26 @@ _L = TypeVar("_L", bound=Callable[..., Any])
 
 @overload
 def library_jit(fn: _L, *, static_argnums: Any = (), static_argnames: Any = (),
-                keep_call: bool = False) -> _L: ...
+                keep_call: bool = False, eager: bool = True) -> _L: ...
 @overload
 def library_jit(fn: None = None, *, static_argnums: Any = (), static_argnames: Any = (),
-                keep_call: bool = False) -> Callable[[_L], _L]: ...
+                keep_call: bool = False, eager: bool = True) -> Callable[[_L], _L]: ...
 
 
-def library_jit(fn=None, *, static_argnums=(), static_argnames=(), keep_call=False):
+def library_jit(fn=None, *, static_argnums=(), static_argnames=(), keep_call=False,
+                eager=True):
     """`jit` for astjax's own library functions (see module docstring); typed as the
     function it wraps. `keep_call=True`: called while staging, it stages a nested call
-    (JAX's inner `jit`) instead of inline, for the functions whose digits depend on it:
-    reverse mode accumulates cotangents inside the call (JAX's order), and XLA folds a
-    constant operand into the caller's program only after simplifying the call's body
-    (so `var`'s division by `N - ddof` stays a division)."""
+    (JAX's inner `jit`, named as `fn`) instead of inline, as JAX's jnp functions defined
+    under `jit`; for some the digits depend on it: reverse mode accumulates cotangents
+    inside the call (JAX's order), and XLA folds a constant operand into the caller's
+    program only after simplifying the call's body (so `var`'s division by `N - ddof`
+    stays a division). `eager=False`: called outside staging, `fn` runs as it is (its
+    operations' own eager programs: a one-operation function gains nothing compiled)."""
     if fn is None:
         return functools.partial(library_jit, static_argnums=static_argnums,
-                                 static_argnames=static_argnames, keep_call=keep_call)
+                                 static_argnames=static_argnames, keep_call=keep_call,
+                                 eager=eager)
     jitted = jit(_Direct(fn), static_argnums=static_argnums, static_argnames=static_argnames)
     # (each completed from the other through the signature, as `jit` does: a static
     # parameter is static however it is passed)
@@ -81,7 +85,7 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=(), keep_call=Fal
     @functools.wraps(fn)
     def call(*args, **kwargs):
         staged = core.current_builder() is not None
-        if staged and not keep_call:
+        if not keep_call if staged else not eager:
             return fn(*args, **kwargs)
         statics = [args[i] for i in nums if i < len(args)] + [kwargs[k] for k in names
                                                               if k in kwargs]

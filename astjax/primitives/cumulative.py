@@ -402,7 +402,7 @@ def _logaddexp(xa, xb):
     from .custom_derivatives import custom_jvp_call_p   # (a later family)
     a = _aval(xa)
     body, consts = core.split_consts(core.stage(lambda u, v: [_logaddexp_value(u, v)], [a, a]))
-    return bind(custom_jvp_call_p, *consts, xa, xb, call_jaxpr=body, jvp=_LOGADDEXP_JVP,
+    return bind(custom_jvp_call_p, *consts, xa, xb, call_jaxpr=body, jvp_jaxpr_fun=_LOGADDEXP_JVP,
                 num_consts=len(consts), symbolic_zeros=False)[0]
 
 

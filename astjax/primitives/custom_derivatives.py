@@ -5,8 +5,10 @@ batching rule), each with every rule: `stop_gradient`
 linear part of a custom_vjp, transposed by the user's bwd) and `checkpoint`
 (rematerialization). The public `custom_jvp` / `custom_vjp` API lives
 in `astjax.custom_api`, `checkpoint` in `astjax.ad_api`. The Python rules kept in
-params take the equation's consts first: `jvp(consts, primals, tangents)`,
-`fwd(consts, primals)`.
+params take the equation's consts first: `jvp_jaxpr_fun(consts, primals, tangents)`,
+`fwd_jaxpr_thunk(consts, primals)`; they sit under JAX 0.10.2's param names
+(`call_jaxpr`, `jvp_jaxpr_fun` / `fwd_jaxpr_thunk`, `bwd`, `out_trees`, `num_consts`,
+`symbolic_zeros`), printed as JAX prints them (the rules by their functions' names).
 
 `custom_jvp_call`, `custom_vjp_call` and `checkpoint` call a nested jaxpr: they are
 higher-order, so their jvp/transpose/partial_eval/batch/dce rules receive the running
@@ -16,11 +18,14 @@ rematerialization policy is not kept in the source).
 
 Batching the calls: the nested jaxpr is batched with `tx.batch_subjaxpr` (the values
 it captures become leading consts). For `custom_jvp_call` and `custom_vjp_call` every
-operand is first brought to batch dim 0 and the Python rules kept in params (`jvp`;
-`fwd`, `bwd`), written for per-example values, are wrapped (`_Vmapped`) so that,
-called on batched values, they stage the per-example rule and batch that jaxpr.
+operand is first brought to batch dim 0 and the Python rules kept in params
+(`jvp_jaxpr_fun`; `fwd_jaxpr_thunk`, `bwd`), written for per-example values, are
+wrapped (`_Vmapped`) so that, called on batched values, they stage the per-example
+rule and batch that jaxpr.
 """
 from __future__ import annotations
+
+import weakref
 
 from .. import core, tree_util
 from ..core import bind
@@ -32,7 +37,8 @@ from .base import (call_rules, call_source, defvectorized, inline_call_jvp, inst
                    matchaxis, register, unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
-           "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
+           "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal",
+           "named_body", "body_of", "bind_checkpoint"]
 
 
 # ------------------------------- symbolic zeros, as a custom_vjp rule receives them
@@ -99,20 +105,6 @@ def stop_gradient(x):
     return tree_util.tree_map(sg, x)
 
 # ------------------------------------- calls of a nested jaxpr: shared rules
-
-
-def _call_batch(p, key):
-    def rule(tx, args, dims, **params):
-        frame = core.axis_frame()
-        closed = params[key]
-        body, consts, mapped = tx.batch_subjaxpr(closed, list(dims), frame.size, frame.name)
-        new = dict(params)
-        new[key] = body
-        if "num_consts" in new:
-            new["num_consts"] = params["num_consts"] + len(consts)
-        outs = bind(p, *consts, *args, **new)
-        return outs, [0 if m else None for m in mapped]
-    return rule
 
 
 class _Vmapped:
@@ -209,19 +201,50 @@ class _DropConsts:
         return self.fn(list(consts)[self.n:], *lists, **static)
 
 
+# ------------------------------------------- custom_jvp_call / custom_vjp_call printed
+# a call's body -> the name of the function it is (JAX's `name=`: the body's debug info)
+_call_names: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def named_body(closed, name: str):
+    """`closed`, the body of a custom_jvp / custom_vjp call, noted as function `name`'s
+    (printed as the equation's `name=`, as JAX prints it); returned."""
+    _call_names[closed.jaxpr] = name
+    return closed
+
+
+def _same_name(body, like):
+    """`body` (a transformed call body) named as `like`, the body it was made from."""
+    name = _call_names.get(like.jaxpr)
+    return body if name is None else named_body(body, name)
+
+
+def _shown_as(renamed: dict, hidden=()):
+    """A custom call's printed params, as JAX's pp rules print them: the function's
+    `name` (first), `num_consts` only when not 0, the rules by their functions' names
+    under `renamed`'s keys, `hidden` ones left out."""
+    def shown(params):
+        name = _call_names.get(params["call_jaxpr"].jaxpr)
+        out = {} if name is None else {"name": name}
+        out.update((renamed.get(k, k), v) for k, v in params.items()
+                   if k not in hidden and not (k == "num_consts" and not v))
+        return out
+    return shown
+
+
 # ---------------------------------------------------------------- custom_jvp_call
 class CustomJVPCallPrimitive(core.Primitive):
     """`custom_jvp_call`, whose equations also re-bind in JAX 0.10.2's form:
     `get_bind_params` hands the body and the rule over as `subfuns` (`WrappedFun`s of
     the flat operands; the rule's of all primals then all tangents, returning the
-    primal outputs then the tangent outputs) in place of `call_jaxpr`, `jvp` and
-    `num_consts` (equinox's `finalise_jaxpr` calls `subfuns[0]`), and `bind` takes
+    primal outputs then the tangent outputs) in place of `call_jaxpr`, `jvp_jaxpr_fun`
+    and `num_consts` (equinox's `finalise_jaxpr` calls `subfuns[0]`), and `bind` takes
     that form back."""
 
     def get_bind_params(self, params):
         """JAX 0.10.2's re-bind params of an equation: `subfuns` for the body and rule."""
         new = dict(params)
-        call, n, rule = new.pop("call_jaxpr"), new.pop("num_consts"), new.pop("jvp")
+        call, n, rule = new.pop("call_jaxpr"), new.pop("num_consts"), new.pop("jvp_jaxpr_fun")
         fun = WrappedFun(lambda *xs: core.inline_jaxpr(call.jaxpr, call.consts, xs))
         new["subfuns"] = (fun, WrappedFun(_FlatRule(rule, n)))
         return new
@@ -234,7 +257,7 @@ class CustomJVPCallPrimitive(core.Primitive):
                                 [core.get_aval(a) for a in args])
             body, consts = core.split_consts(closed)
             args = (*consts, *args)
-            params = dict(params, call_jaxpr=body, jvp=_RuleOfFlat(flat_rule),
+            params = dict(params, call_jaxpr=body, jvp_jaxpr_fun=_RuleOfFlat(flat_rule),
                           num_consts=len(consts))
         return super().bind(*args, **params)
 
@@ -277,16 +300,16 @@ custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call", multiple_results=T
                                    higher_order=True)
 
 
-def _custom_jvp_jvp(tx, primals, tangents, *, call_jaxpr, jvp, num_consts,
+def _custom_jvp_jvp(tx, primals, tangents, *, call_jaxpr, jvp_jaxpr_fun, num_consts,
                     symbolic_zeros=False, **_):
     consts, args = primals[:num_consts], primals[num_consts:]
     ts = [instantiate(t) for t in tangents[num_consts:]]
-    p_out, t_out = jvp(list(consts), list(args), ts)
+    p_out, t_out = jvp_jaxpr_fun(list(consts), list(args), ts)
     return list(p_out), [core.Zero(core.get_aval(p)) if not core.differentiable(core.get_aval(p))
                          else t for p, t in zip(p_out, t_out)]
 
 
-def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
+def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp_jaxpr_fun, num_consts, **params):
     """The mapped operands move to batch dim 0 and the user's rule, written for one
     example, is applied through `_Vmapped`: it sees per-example shapes (`x.shape[0]` is
     the example's size). Each output is mapped as its dependence on the batch says, as
@@ -297,11 +320,11 @@ def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
     args = [matchaxis(x, d, 0, frame.size) if b else x for x, d, b in zip(args, dims, in_b)]
     body, extra, out_b = tx.batch_subjaxpr(call_jaxpr, [0 if b else None for b in in_b],
                                            frame.size, frame.name)
-    outs = bind(custom_jvp_call_p, *extra, *args, call_jaxpr=body,
-                jvp=_DropConsts(_Vmapped(jvp, frame.size, frame.name, tx.batch_jaxpr,
-                                         in_batched=in_b + in_b[num_consts:],
-                                         out_batched=out_b, exact="a custom_jvp's rule"),
-                                len(extra)),
+    outs = bind(custom_jvp_call_p, *extra, *args, call_jaxpr=_same_name(body, call_jaxpr),
+                jvp_jaxpr_fun=_DropConsts(_Vmapped(
+                    jvp_jaxpr_fun, frame.size, frame.name, tx.batch_jaxpr,
+                    in_batched=in_b + in_b[num_consts:], out_batched=out_b,
+                    exact="a custom_jvp's rule"), len(extra)),
                 num_consts=num_consts + len(extra), **params)
     return outs, [0 if b else None for b in out_b]
 
@@ -323,17 +346,19 @@ def _custom_jvp_transpose(tx, cts, *args, call_jaxpr, **_):
 
 register(custom_jvp_call_p, **call_rules("call_jaxpr"), jvp=_custom_jvp_jvp, batch=_custom_jvp_batch,
          transpose=_custom_jvp_transpose, source=call_source("call_jaxpr", "custom_jvp function"))
+custom_jvp_call_p.pp_shown = _shown_as({"jvp_jaxpr_fun": "jvp"})
+custom_jvp_call_p.pp_named = True
 
 # ---------------------------------------------------------------- custom_vjp_call
 custom_vjp_call_p = core.new_primitive("custom_vjp_call", multiple_results=True,
                                        higher_order=True)
 
 
-def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, out_tree=None,
+def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd_jaxpr_thunk, bwd, num_consts,
                     **_):
     consts, args = primals[:num_consts], primals[num_consts:]
     perturbed = [not isinstance(t, core.Zero) for t in tangents[num_consts:]]
-    outs, res = fwd(list(consts), list(args), perturbed=perturbed)
+    outs, res = fwd_jaxpr_thunk(list(consts), list(args), perturbed=perturbed)
     ts = [instantiate(t) for t in tangents[num_consts:]]
     out_avals = tuple(core.get_aval(o) for o in outs)
     lin = bind(custom_lin_p, *res, *ts, num_res=len(res), bwd=bwd, out_avals=out_avals)
@@ -341,7 +366,8 @@ def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, 
                         for t, a in zip(lin, out_avals)]
 
 
-def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **params):
+def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd_jaxpr_thunk, bwd, num_consts,
+                      **params):
     """As `_custom_jvp_batch`, with the user's fwd and bwd applied through `_Vmapped`.
     Each output is mapped as its dependence on the batch says (JAX's): an unmapped one
     -- a hijax Variable's state the function writes an unbatched value -- stays so, and
@@ -354,11 +380,11 @@ def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **par
     args = [matchaxis(x, d, 0, frame.size) if b else x for x, d, b in zip(args, dims, in_b)]
     body, consts, out_b = tx.batch_subjaxpr(call_jaxpr, [0 if b else None for b in in_b],
                                             frame.size, frame.name)
-    outs = bind(custom_vjp_call_p, *consts, *args, call_jaxpr=body,
-                fwd=_DropConsts(_Vmapped(fwd, frame.size, frame.name, tx.batch_jaxpr,
-                                         in_batched=in_b, out_batched=out_b,
-                                         res_batched=res_b, exact="a custom_vjp's fwd"),
-                                len(consts)),
+    outs = bind(custom_vjp_call_p, *consts, *args, call_jaxpr=_same_name(body, call_jaxpr),
+                fwd_jaxpr_thunk=_DropConsts(_Vmapped(
+                    fwd_jaxpr_thunk, frame.size, frame.name, tx.batch_jaxpr, in_batched=in_b,
+                    out_batched=out_b, res_batched=res_b, exact="a custom_vjp's fwd"),
+                    len(consts)),
                 bwd=_Vmapped(bwd, frame.size, frame.name, tx.batch_jaxpr, single=True,
                              in_batched=res_b, ct_batched=out_b,
                              out_batched=in_b[num_consts:]),
@@ -368,6 +394,8 @@ def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **par
 
 register(custom_vjp_call_p, **call_rules("call_jaxpr"), jvp=_custom_vjp_jvp, batch=_custom_vjp_batch,
          source=call_source("call_jaxpr", "custom_vjp function"))
+custom_vjp_call_p.pp_shown = _shown_as({"fwd_jaxpr_thunk": "fwd"}, ("out_trees",))
+custom_vjp_call_p.pp_named = True
 
 # ----------------------------------------------------------------- custom_vmap_call
 # A call whose batching is a user rule (`custom_batching.custom_vmap`): batch calls
@@ -440,15 +468,30 @@ custom_lin_p.transposed_at_zero = True   # (the user's bwd may return anything f
 # flax's fp8 amax histories come back as its cotangents)
 
 # --------------------------------------------------------------------- checkpoint
-checkpoint_p = core.new_primitive("checkpoint", multiple_results=True, higher_order=True)
+# JAX's `remat2`: its `jaxpr` param is an open Jaxpr, the body's constants its leading
+# operands (`body_of` gives the passes the ClosedJaxpr view)
+checkpoint_p = core.new_primitive("remat2", multiple_results=True, higher_order=True)
+
+
+def body_of(jaxpr) -> core.ClosedJaxpr:
+    """A `remat2` equation's `jaxpr` param (an open Jaxpr) as a ClosedJaxpr without
+    constants; a ClosedJaxpr as it is."""
+    return jaxpr if isinstance(jaxpr, core.ClosedJaxpr) else core.ClosedJaxpr(jaxpr, [])
+
+
+def bind_checkpoint(closed: core.ClosedJaxpr, args, **params):
+    """Bind `remat2` computing `closed` on `args`: its constants become leading
+    operands, the `jaxpr` param the open Jaxpr (JAX's). Returns the outputs."""
+    body, consts = core.split_consts(closed)
+    return bind(checkpoint_p, *consts, *args, jaxpr=body.jaxpr, **params)
 
 
 def _remat_impl(*args, jaxpr, **_):
-    return core.eval_closed(jaxpr, *args)
+    return core.eval_closed(body_of(jaxpr), *args)
 
 
 def _remat_ae(*avals, jaxpr, **_):
-    return list(jaxpr.out_avals)
+    return list(body_of(jaxpr).out_avals)
 
 
 def _remat_lowering(ctx, *args, jaxpr, prevent_cse=True, differentiated=False, **_):
@@ -458,18 +501,16 @@ def _remat_lowering(ctx, *args, jaxpr, prevent_cse=True, differentiated=False, *
         # the recomputation must not be merged with the forward pass's values (XLA's
         # CSE would undo the checkpoint): its inputs go through a barrier, as in JAX
         args = ctx.op("stablehlo.optimization_barrier", list(args), list(ctx.avals_in))
-    return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
+    return ctx.lower_jaxpr(body_of(jaxpr).jaxpr, [], list(args))
 
 
 def _remat_jvp(tx, primals, tangents, *, jaxpr, prevent_cse=True, differentiated=False,
                policy=None):
+    jaxpr = body_of(jaxpr)
     nz = [not isinstance(t, core.Zero) for t in tangents]
     jv, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
-    body, extra = core.split_consts(jv)
-    outs = bind(checkpoint_p, *extra, *primals,
-                *[t for t in tangents if not isinstance(t, core.Zero)],
-                jaxpr=body, prevent_cse=prevent_cse, differentiated=differentiated,
-                policy=policy)
+    outs = bind_checkpoint(jv, [*primals, *[t for t in tangents if not isinstance(t, core.Zero)]],
+                           prevent_cse=prevent_cse, differentiated=differentiated, policy=policy)
     n = len(jaxpr.out_avals)
     it = iter(outs[n:])
     return outs[:n], [next(it) if z else core.Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
@@ -479,8 +520,6 @@ def _remat_partial_eval(tx, eqn, in_uk):
     # The policy splits the body (tx.split_checkpoint, transforms/remat.py): the known
     # side computes the known outputs and the values the policy saves; the unknown
     # side, a differentiated `checkpoint`, recomputes the rest from them.
-    if eqn.params["jaxpr"].consts:
-        return [], [eqn], [True] * len(eqn.outvars)
     k_eqn, s_eqn, out_uk, out_inst, _ = tx.split_checkpoint(eqn, in_uk,
                                                              eqn.params.get("policy"))
     if not any(out_uk):
@@ -491,6 +530,7 @@ def _remat_partial_eval(tx, eqn, in_uk):
 
 
 def _remat_transpose(tx, cts, *args, jaxpr, prevent_cse=True, policy=None, **_):
+    jaxpr = body_of(jaxpr)
     lin = [core.is_undefined(a) for a in args]
     # The body reads primal values (residuals) and tangents: split its primal
     # recomputation (outputs reading no linear input) off first and run it forward.
@@ -510,25 +550,31 @@ def _remat_transpose(tx, cts, *args, jaxpr, prevent_cse=True, policy=None, **_):
         return tx.inline(bt, k_outs[len(k_outs) - nres:] + list(xs[len(primal):]))
 
     staged = core.stage(backward, [core.get_aval(x) for x in primal + nz_cts])
-    body, extra = core.split_consts(staged)
-    outs = bind(checkpoint_p, *extra, *primal, *nz_cts, jaxpr=body, prevent_cse=prevent_cse,
-                differentiated=True, policy=policy)
+    outs = bind_checkpoint(staged, [*primal, *nz_cts], prevent_cse=prevent_cse,
+                           differentiated=True, policy=policy)
     it = iter(outs)
     return [next(it) if l else None for l in lin]
 
 
 def _remat_dce(tx, eqn, used_outputs):
-    jaxpr = eqn.params["jaxpr"]
-    j, used_in = tx.dce_jaxpr(jaxpr.jaxpr, used_outputs, prune_invars=True)
+    j, used_in = tx.dce_jaxpr(body_of(eqn.params["jaxpr"]).jaxpr, used_outputs,
+                              prune_invars=True)
     new = eqn.replace(invars=[a for a, u in zip(eqn.invars, used_in) if u],
                       outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
-                      params=dict(eqn.params, jaxpr=core.ClosedJaxpr(j, jaxpr.consts)))
+                      params=dict(eqn.params, jaxpr=j))
     return new, used_in
+
+
+def _remat_batch(tx, args, dims, *, jaxpr, **params):
+    frame = core.axis_frame()
+    body, consts, mapped = tx.batch_subjaxpr(body_of(jaxpr), list(dims), frame.size, frame.name)
+    outs = bind_checkpoint(body, [*consts, *args], **params)
+    return outs, [0 if m else None for m in mapped]
 
 
 register(checkpoint_p, impl=_remat_impl, abstract_eval=_remat_ae, lowering=_remat_lowering,
          jvp=_remat_jvp, partial_eval=_remat_partial_eval, transpose=_remat_transpose,
-         dce=_remat_dce, batch=_call_batch(checkpoint_p, "jaxpr"),
+         dce=_remat_dce, batch=_remat_batch,
          source=call_source("jaxpr", "checkpoint"))
 
 # -------------------------------------------------------------------------- name

@@ -8,10 +8,13 @@ reached twice once, as `let g = { ... } in` above the program; the lowering emit
 `func.func private @g` per distinct jaxpr and a `func.call` per equation.
 
 Values staged `g` closes over from the enclosing function (outer Tracers) are leading
-operands of the equation, as in JAX; concrete constants stay in the ClosedJaxpr. A
-`jit(g, donate_argnums=...)` adds `donated_invars` (a flag per operand, printed after
-`name` as JAX prints it, and only when one is true); the rules below keep it with
-their operands.
+operands of the equation, as in JAX; concrete constants stay in the ClosedJaxpr. The
+params are JAX's pjit params (`jit_params`): per operand `in_shardings` (UNSPECIFIED),
+`in_layouts` and `donated_invars` (`jit(g, donate_argnums=...)`), per result
+`out_shardings` / `out_layouts`, the `ctx_mesh` it was staged under, `keep_unused`,
+`inline` and `compiler_options_kvs`; printed as JAX's `_pjit_pp_rule` prints them
+(`name` first, the rest only when not the defaults). The rules below keep the
+per-operand ones with their operands (`keep_operands`).
 
 Its rules keep the equation, as JAX's do:
 
@@ -35,24 +38,43 @@ from __future__ import annotations
 import inspect
 import weakref
 
-from .. import core
+import numpy as np
+
+from .. import core, sharding_impls
 from ..core import Eqn, Var, Zero, bind
 from .base import call_dce, call_rules, call_source, matchaxis, register
 
-__all__ = ["jit_p", "bind_jit", "call", "call_name", "keeps_call", "donation", "keep_donated"]
+__all__ = ["jit_p", "bind_jit", "call", "call_name", "keeps_call", "jit_params",
+           "keep_operands", "UNSPECIFIED"]
 
 jit_p = core.new_primitive("jit", multiple_results=True, higher_order=True)
 jit_p.pp_call = "jaxpr"   # printed `name` first; the body's binders named as the call's
 
 
-def call(closed: core.ClosedJaxpr, args, fun, inline, inline_fn, donated=()):
+def _shown(params) -> dict:
+    """The params JAX's printer shows (`_pjit_pp_rule`): `inline` never; donations,
+    layouts, `keep_unused`, the mesh and compiler options only when not the defaults."""
+    return {k: v for k, v in params.items() if not (
+        k == "inline"
+        or (k in ("donated_invars", "compiler_options_kvs") and not any(v))
+        or (k == "keep_unused" and not v)
+        or (k in ("in_shardings", "out_shardings") and all(s is UNSPECIFIED for s in v))
+        or (k in ("in_layouts", "out_layouts") and all(x is None for x in v))
+        or (k == "ctx_mesh" and v.empty))}
+
+
+jit_p.pp_shown = _shown
+
+
+def call(closed: core.ClosedJaxpr, args, fun, inline, inline_fn, donated=(), **options):
     """The outputs of an inner `jit(fun)` staged as `closed`, called on `args` (those
-    whose flag in `donated` is true donated): one `jit` equation, or
-    `inline_fn(closed, args)` (its equations re-staged here) with `jit(..., inline=True)`
-    or a body `keeps_call` refuses."""
+    whose flag in `donated` is true donated): one `jit` equation (`options`: its
+    `keep_unused` and `compiler_options_kvs`), or `inline_fn(closed, args)` (its
+    equations re-staged here) with `jit(..., inline=True)` or a body `keeps_call`
+    refuses."""
     if inline or not keeps_call(closed):
         return inline_fn(closed, args)
-    return bind_jit(closed, args, call_name(fun), donated)
+    return bind_jit(closed, args, call_name(fun), donated, options)
 
 
 def call_name(fun) -> str:
@@ -85,31 +107,80 @@ def _refs(j) -> bool:
                for v in j.constvars + j.outvars)
 
 
-def bind_jit(closed: core.ClosedJaxpr, args, name: str, donated=()):
-    """Bind `jit` of `closed` on `args` (`donated`: a flag per arg, or empty); Tracer
-    consts (values of an enclosing builder) become leading operands, never donated.
-    Returns the outputs."""
+class UnspecifiedValue:
+    """JAX's marker of a layout a `jit` was not given: each entry of a `jit` equation's
+    `in_shardings` / `out_shardings` (the operand's or result's own layout)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "UnspecifiedValue"
+
+
+UNSPECIFIED = UnspecifiedValue()
+_NO_MESH = sharding_impls.Mesh(np.empty((), object), ())
+# the params a rule re-binding an equation keeps from it (the rest follow the new body)
+_CARRIED = ("ctx_mesh", "keep_unused", "inline", "compiler_options_kvs")
+
+
+def _ctx_mesh():
+    """A new `jit` equation's `ctx_mesh`, as JAX's `get_ctx_mesh`: the mesh `set_mesh`
+    made current, else the abstract mesh in effect when it has an Explicit axis, else
+    an empty Mesh."""
+    mesh = sharding_impls.context_mesh()
+    if mesh is not None and not mesh.empty:
+        return mesh
+    if sharding_impls.explicit_meshes[0]:
+        abstract = sharding_impls.get_abstract_mesh()
+        if not abstract.empty and abstract.explicit_axes:
+            return abstract
+    return _NO_MESH
+
+
+def jit_params(jaxpr: core.ClosedJaxpr, name: str, donated=(), like=None) -> dict:
+    """JAX's params of a `jit` equation calling `jaxpr`: `donated` a flag per operand
+    (or empty: none donated); layouts unspecified (astjax's inner call keeps its
+    operands' and results' own); `ctx_mesh`, `keep_unused`, `inline` and
+    `compiler_options_kvs` from `like` (an equation's params, or the call's options),
+    else the current mesh and JAX's defaults."""
+    like = like or {}
+    n_in, n_out = len(jaxpr.jaxpr.invars), len(jaxpr.jaxpr.outvars)
+    mesh = like.get("ctx_mesh")
+    return dict(jaxpr=jaxpr, in_shardings=(UNSPECIFIED,) * n_in,
+                out_shardings=(UNSPECIFIED,) * n_out, in_layouts=(None,) * n_in,
+                out_layouts=(None,) * n_out,
+                donated_invars=tuple(donated) if any(donated) else (False,) * n_in,
+                ctx_mesh=_ctx_mesh() if mesh is None else mesh, name=name,
+                keep_unused=bool(like.get("keep_unused", False)),
+                inline=bool(like.get("inline", False)),
+                compiler_options_kvs=tuple(like.get("compiler_options_kvs", ())))
+
+
+def bind_jit(closed: core.ClosedJaxpr, args, name: str, donated=(), like=None):
+    """Bind `jit` of `closed` on `args` (`donated`: a flag per arg, or empty; `like`:
+    as `jit_params`'s); Tracer consts (values of an enclosing builder) become leading
+    operands, never donated. Returns the outputs."""
     closed, lifted = lift_tracer_consts(closed)
     flags = (False,) * len(lifted) + tuple(donated) if any(donated) else ()
-    return bind(jit_p, *lifted, *args, jaxpr=closed, name=name, **donation(flags))
+    return bind(jit_p, *lifted, *args, **jit_params(closed, name, flags, like))
 
 
-def donation(flags) -> dict:
-    """The `donated_invars` param for per-operand `flags`: present only when one is
-    true (JAX's printer leaves out an all-false one; astjax leaves out the param)."""
-    return {"donated_invars": tuple(flags)} if any(flags) else {}
+def _carried(params) -> dict:
+    return {k: params[k] for k in _CARRIED if k in params}
 
 
-def donated_flags(params, n: int) -> tuple:
-    """A `jit` equation's donation flags for its `n` operands."""
-    return params.get("donated_invars") or (False,) * n
-
-
-def keep_donated(params, keep, prefix=0) -> dict:
+def keep_operands(params, keep, prefix=0) -> dict:
     """`params` for the operands whose `keep` flag is true, after `prefix` new ones
-    (residuals: not donated) -- DCE, a call split by partial evaluation."""
-    flags = [False] * prefix + [d for d, k in zip(donated_flags(params, len(keep)), keep) if k]
-    return {k: v for k, v in params.items() if k != "donated_invars"} | donation(flags)
+    (residuals: not donated, layouts unspecified) -- DCE, a call split by partial
+    evaluation; the results' entries follow `params["jaxpr"]` (the new body). Params
+    without `in_shardings` (a `checkpoint`'s) are returned as they are."""
+    if "in_shardings" not in params:
+        return params
+    def fit(key, default):
+        return (default,) * prefix + tuple(x for x, k in zip(params[key], keep) if k)
+    n_out = len(params["jaxpr"].jaxpr.outvars)
+    return dict(params, in_shardings=fit("in_shardings", UNSPECIFIED),
+                in_layouts=fit("in_layouts", None), donated_invars=fit("donated_invars", False),
+                out_shardings=(UNSPECIFIED,) * n_out, out_layouts=(None,) * n_out)
 
 
 # Jaxpr -> (its lifted ClosedJaxpr, positions of the lifted consts): one per staging
@@ -134,13 +205,14 @@ def lift_tracer_consts(closed: core.ClosedJaxpr):
     return hit[0], [closed.consts[i] for i in idx]
 
 
-def _jit_jvp(tx, primals, tangents, *, jaxpr, name, donated_invars=()):
+def _jit_jvp(tx, primals, tangents, **params):
+    jaxpr, donated_invars = params["jaxpr"], params["donated_invars"]
     nz = [not isinstance(t, Zero) for t in tangents]
     jv, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
     # (JAX's: a nonzero tangent is donated with its primal)
     donated = (*donated_invars, *(d for d, z in zip(donated_invars, nz) if z))
-    outs = bind_jit(jv, list(primals) + [t for t in tangents if not isinstance(t, Zero)], name,
-                    donated)
+    outs = bind_jit(jv, list(primals) + [t for t in tangents if not isinstance(t, Zero)],
+                    params["name"], donated, _carried(params))
     n = len(jaxpr.out_avals)
     it = iter(outs[n:])
     return outs[:n], [next(it) if z else Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
@@ -188,22 +260,25 @@ def _jit_partial_eval(tx, eqn, in_uk):
     new = [Var(v.aval) for v, h in zip(avals, how) if h is None]
     it = iter(new)
     res = [next(it) if h is None else (k_ins if h[0] == "in" else k_out)[h[1]] for h in how]
-    flags = donated_flags(eqn.params, len(in_uk))
-    k_eqn = Eqn(jit_p, k_ins, k_out + new, dict(jaxpr=known, name=name, **donation(
-        [d for d, u in zip(flags, in_uk) if not u])), eqn.source_info)
-    u_eqn = Eqn(jit_p, res + u_ins, u_out, dict(jaxpr=unknown, name=name, **donation(
-        [False] * len(res) + [d for d, u in zip(flags, in_uk) if u])), eqn.source_info)
+    flags, like = eqn.params["donated_invars"], _carried(eqn.params)
+    k_eqn = Eqn(jit_p, k_ins, k_out + new, jit_params(
+        known, name, [d for d, u in zip(flags, in_uk) if not u], like), eqn.source_info)
+    u_eqn = Eqn(jit_p, res + u_ins, u_out, jit_params(
+        unknown, name, [False] * len(res) + [d for d, u in zip(flags, in_uk) if u], like),
+        eqn.source_info)
     return [k_eqn], [u_eqn] if u_out else [], out_uk
 
 
-def _jit_transpose(tx, cts, *args, jaxpr, name, donated_invars=()):   # (none donated)
+def _jit_transpose(tx, cts, *args, **params):   # (none donated)
+    jaxpr = params["jaxpr"]
     lin = [core.is_undefined(a) for a in args]
     zero_cts = [isinstance(c, Zero) for c in cts]
     if all(zero_cts) or not any(lin):
         return [None] * len(args)
     t = tx.transpose_jaxpr(jaxpr, lin, zero_cts)
     nl = [a for a in args if not core.is_undefined(a)]
-    outs = bind_jit(t, nl + [c for c in cts if not isinstance(c, Zero)], name)
+    outs = bind_jit(t, nl + [c for c in cts if not isinstance(c, Zero)], params["name"],
+                    like=_carried(params))
     it = iter(outs)
     return [next(it) if l else None for l in lin]
 
@@ -213,7 +288,8 @@ def _jit_transpose(tx, cts, *args, jaxpr, name, donated_invars=()):   # (none do
 _batched: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _jit_batch(tx, args, dims, *, jaxpr, name, donated_invars=()):
+def _jit_batch(tx, args, dims, **params):
+    jaxpr, donated_invars = params["jaxpr"], params["donated_invars"]
     frame = core.axis_frame()
     args = [matchaxis(x, d, 0, frame.size) if d is not None else x
             for x, d in zip(args, dims)]
@@ -228,11 +304,11 @@ def _jit_batch(tx, args, dims, *, jaxpr, name, donated_invars=()):
             memo[key] = hit
     body, extra, mapped = hit[1]
     donated = (*(False for _ in extra), *donated_invars) if any(donated_invars) else ()
-    outs = bind_jit(body, list(extra) + list(args), name, donated)
+    outs = bind_jit(body, list(extra) + list(args), params["name"], donated, _carried(params))
     return outs, [0 if m else None for m in mapped]
 
 
-def _jit_lowering(ctx, *args, jaxpr, name, donated_invars=()):
+def _jit_lowering(ctx, *args, jaxpr, name, **_):
     return ctx.call_function(name, jaxpr, list(args))
 
 
@@ -241,7 +317,7 @@ _body_dce = call_dce("jaxpr")
 
 def _jit_dce(tx, eqn, used_outputs):
     new, used_in = _body_dce(tx, eqn, used_outputs)
-    return new.replace(params=keep_donated(new.params, used_in)), used_in
+    return new.replace(params=keep_operands(new.params, used_in)), used_in
 
 
 register(jit_p, **dict(call_rules("jaxpr"), lowering=_jit_lowering), jvp=_jit_jvp,

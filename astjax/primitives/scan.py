@@ -251,8 +251,8 @@ def _invariant_split(j, inv, alias):
     equations. `alias`: a call body's invariant binder -> the value it is bound to.
     -> (hoisted equations, the rest, `j`'s outvars, invariant ones replaced by the
     hoisted values)."""
-    from .custom_derivatives import checkpoint_p
-    from .jit_call import jit_p, keep_donated
+    from .custom_derivatives import body_of, checkpoint_p
+    from .jit_call import jit_p, keep_operands
     sub, hoisted, kept = {}, [], []
     for e in j.eqns:
         ins = [sub.get(a, a) if isinstance(a, Var) else a for a in e.invars]
@@ -264,10 +264,10 @@ def _invariant_split(j, inv, alias):
             continue
         e = e.replace(invars=ins)
         if (core.has_effects(e) or not any(known) or e.primitive not in (checkpoint_p, jit_p)
-                or e.params["jaxpr"].consts):
+                or body_of(e.params["jaxpr"]).consts):
             kept.append(e)
             continue
-        body = e.params["jaxpr"].jaxpr
+        body = body_of(e.params["jaxpr"]).jaxpr
         for b, a, k in zip(body.invars, ins, known):
             if k:
                 alias[b] = alias.get(a, a)
@@ -285,8 +285,9 @@ def _invariant_split(j, inv, alias):
             nb = core.Jaxpr([], list(fresh.values()) + body.invars,
                             [fresh.get(a, a) if isinstance(a, Var) else a for a in outs_b],
                             kept_b)
-            kept.append(e.replace(invars=list(fresh) + ins, params=keep_donated(
-                dict(e.params, jaxpr=core.ClosedJaxpr(nb, [])), [True] * len(ins), len(fresh))))
+            nb = core.ClosedJaxpr(nb, []) if e.primitive is jit_p else nb
+            kept.append(e.replace(invars=list(fresh) + ins, params=keep_operands(
+                dict(e.params, jaxpr=nb), [True] * len(ins), len(fresh))))
         for o, b in zip(e.outvars, outs_b):
             if not isinstance(b, Var) or b in inv:
                 sub[o] = alias.get(b, b) if isinstance(b, Var) else b

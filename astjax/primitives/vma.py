@@ -65,7 +65,7 @@ def unmentioned(mesh, spec, auto=frozenset()):
 
 #: call-like primitives -> the param holding the body they run (on their operands)
 _CALLS = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
-          "closed_call": "call_jaxpr", "checkpoint": "jaxpr", "compute_on": "jaxpr"}
+          "closed_call": "call_jaxpr", "remat2": "jaxpr", "compute_on": "jaxpr"}
 
 
 def _vma_eqn(eqn, ins):

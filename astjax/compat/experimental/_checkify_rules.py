@@ -122,7 +122,7 @@ def _sub_closed(eqn):
         return [params["cond_jaxpr"], params["body_jaxpr"]]
     if name in ("custom_jvp_call", "custom_vjp_call"):
         return [_closed(params["call_jaxpr"])]
-    if name in ("checkpoint", "jit", "shard_map"):
+    if name in ("remat2", "jit", "shard_map"):
         return [_closed(params["jaxpr"])]
     return []
 
@@ -433,4 +433,4 @@ def _shard_map_rule(interp, eqn, ins, state):
 
 _HIGHER_ORDER = {"cond": _cond_rule, "shard_map": _shard_map_rule, "scan": _scan_rule, "while": _while_rule,
                  "custom_jvp_call": _inline_rule, "custom_vjp_call": _inline_rule,
-                 "checkpoint": _inline_rule, "jit": _inline_rule}
+                 "remat2": _inline_rule, "jit": _inline_rule}
