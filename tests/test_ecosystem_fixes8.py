@@ -1,0 +1,70 @@
+"""Regressions found running distrax's whole shipped test suite on astjax (dist20), and
+`jax.core.pytype_aval_mappings` as JAX's one table (the types libraries register and
+the hijax types `register_hitype` declares), each checked against JAX 0.10.2."""
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+from astjax.compat import core as jcore
+from astjax.compat.experimental import hijax as hjx
+from test_hijax_qdd import Cell, CellTy, _val, cell_get, cell_set
+
+
+# ---- One table. JAX's `register_hitype(cls, fn)` is `core.pytype_aval_mappings[cls] =
+# fn`: astjax kept hijax types in a second, private table, so the entry was not in
+# `jax.core.pytype_aval_mappings`, and a hi type a library wrote there directly was
+# not a hi value (a `jit` argument raised instead of lowering to its arrays).
+def test_register_hitype_writes_jax_core_pytype_aval_mappings():
+    fn = jcore.pytype_aval_mappings[Cell]
+    assert fn(Cell._new(jnp.float32(1.0))) == CellTy()
+
+
+class _Slot:
+    """A hijax mutable value registered by writing the table directly."""
+
+    def __init__(self, val):
+        self._val = val
+
+    def cur_qdd(self):
+        return Cell.cur_qdd(self)
+
+
+class _SlotTy(CellTy):
+    def new_from_loval(self, st, *vals):
+        return _Slot(jax.tree.unflatten(st.treedef, vals))
+
+
+@pytest.fixture
+def slot_registered():
+    jcore.pytype_aval_mappings[_Slot] = lambda s: _SlotTy()
+    yield
+    del jcore.pytype_aval_mappings[_Slot]
+
+
+def test_hi_type_written_into_the_table_directly_is_a_hi_value(slot_registered):
+    s = _Slot({"a": jnp.float32(1.0)})
+    assert hjx.typeof(s) == _SlotTy() and jax.typeof(s) == _SlotTy()
+
+    @jax.jit
+    def f(s, x):
+        v = cell_get(s)
+        cell_set(s, {"a": v["a"] + x})
+        return v["a"] * 10
+
+    assert float(f(s, jnp.float32(3.0))) == 10.0
+    assert _val(s) == {"a": ("float32", 4.0)}
+
+
+def test_a_library_array_type_in_the_table_is_not_a_hi_value():
+    """tfp's `Variable` style entry (an array's abstract value) stays an array."""
+    class Var(np.ndarray):
+        pass
+    jcore.pytype_aval_mappings[Var] = jcore.pytype_aval_mappings[np.ndarray]
+    try:
+        v = np.arange(3.0, dtype=np.float32).view(Var)
+        assert str(hjx.typeof(v)) == "float32[3]"
+        assert float(jax.jit(lambda c, x: cell_get(c) + x.sum())(
+            Cell._new(jnp.float32(1.0)), v)) == 4.0
+    finally:
+        del jcore.pytype_aval_mappings[Var]
