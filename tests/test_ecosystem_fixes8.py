@@ -6,8 +6,10 @@ import pytest
 
 import astjax as jax
 import astjax.numpy as jnp
+from astjax import value_tables
 from astjax.compat import core as jcore
 from astjax.compat.experimental import hijax as hjx
+from astjax.interpreters import xla
 from test_hijax_qdd import Cell, CellTy, _val, cell_get, cell_set
 
 
@@ -37,12 +39,16 @@ class _SlotTy(CellTy):
 
 @pytest.fixture
 def slot_registered():
+    """What JAX's `register_hitype` does, through the two public tables."""
     jcore.pytype_aval_mappings[_Slot] = lambda s: _SlotTy()
+    xla.canonicalize_dtype_handlers[_Slot] = lambda s: s
     yield
     del jcore.pytype_aval_mappings[_Slot]
+    del value_tables.canonicalize_value_handlers[_Slot]   # (JAX's shim has no del)
 
 
 def test_hi_type_written_into_the_table_directly_is_a_hi_value(slot_registered):
+    """JAX 0.10.2: typeof is the hi type, 10.0, {'a': 4.0}."""
     s = _Slot({"a": jnp.float32(1.0)})
     assert hjx.typeof(s) == _SlotTy() and jax.typeof(s) == _SlotTy()
 
@@ -57,7 +63,8 @@ def test_hi_type_written_into_the_table_directly_is_a_hi_value(slot_registered):
 
 
 def test_a_library_array_type_in_the_table_is_not_a_hi_value():
-    """tfp's `Variable` style entry (an array's abstract value) stays an array."""
+    """tfp's `Variable` style entry (an array's abstract value) stays an array (JAX
+    0.10.2: float32[3], 4.0)."""
     class Var(np.ndarray):
         pass
     jcore.pytype_aval_mappings[Var] = jcore.pytype_aval_mappings[np.ndarray]
