@@ -75,3 +75,14 @@ def test_a_library_array_type_in_the_table_is_not_a_hi_value():
             Cell._new(jnp.float32(1.0)), v)) == 4.0
     finally:
         del jcore.pytype_aval_mappings[Var]
+
+
+# ---- distrax's hmm_test (tfp's `HiddenMarkovModel.posterior_marginals`: tfp's `range`
+# is `np.arange(start, limit, delta)` with `limit=None`): `jnp.arange(n, None, step)`
+# raised TypeError (None - int); NumPy and JAX count from 0 to n by step.
+def test_arange_with_stop_none_and_a_step():
+    assert jnp.arange(2, None, 1).tolist() == [0, 1]
+    assert jnp.arange(5, None, 2).tolist() == [0, 2, 4]
+    r = jnp.arange(5, None, 2.0)
+    assert r.dtype == np.float32 and r.tolist() == [0.0, 2.0, 4.0]
+    assert jnp.arange(2, None, -1).shape == (0,)
