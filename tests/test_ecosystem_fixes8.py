@@ -86,3 +86,20 @@ def test_arange_with_stop_none_and_a_step():
     r = jnp.arange(5, None, 2.0)
     assert r.dtype == np.float32 and r.tolist() == [0.0, 2.0, 4.0]
     assert jnp.arange(2, None, -1).shape == (0,)
+
+
+# ---- distrax's straight_through_test: eager `grad(loss)(params, shape)` whose `loss`
+# passes `shape` (not differentiated) to a `jit` as a static argument raised "unhashable
+# type: staged value"; JAX runs an eager grad on the concrete arguments ([0., 6.]).
+def test_eager_grad_passes_a_nondiff_argument_on_as_a_jit_static_argument():
+    def loss(p, shape):
+        f = jax.jit(lambda x, s: jnp.broadcast_to(x, s + x.shape), static_argnums=(1,))
+        s = f(p, shape)
+        return jnp.sum(s ** 2), s
+    g, s = jax.grad(loss, has_aux=True)(jnp.array([0.0, 1.0]), (3,))
+    assert g.tolist() == [0.0, 6.0] and s.shape == (3, 2)
+
+
+def test_hashing_a_staged_value_is_still_a_type_error():
+    with pytest.raises(TypeError, match="unhashable"):
+        jax.jit(lambda x: {x: 1})(1.0)
