@@ -258,7 +258,7 @@ def _with_hi(what, run, fun, primals, has_aux):
     """`run(fun, has_aux)` -- `jvp` / `linearize` / `vjp` (`what`) of `fun` -- with hijax
     Variables: mutable hi primals are differentiated as JAX does (their types' rules run,
     `primal_check`), and Variables `fun` closes over carried out in the aux output."""
-    if not _hi.pytype_aval_mappings:
+    if not _hi.active():
         return run(fun, has_aux)
     if _hi.has_mutable(primals):
         _hi.primal_check(lambda g, p: _vjp(g, p, has_aux), fun, primals, what)

@@ -114,6 +114,10 @@ def _fix_arguments(fun, args, kwargs, positions, names):
             {k: v for k, v in kwargs.items() if k not in fixed_kw})
 
 
+# what staging an eager transformation's function raises when it needs an argument's
+# value (a shape, a Python `if`, a `jit` static argument): staged again with them static
+_NEEDS_VALUES = (ConcretizationError, UndefinedVariableError, core.UnhashableStagedError)
+
 _CONCRETE = "concrete arguments"  # key in a transform's shared state (see __call__)
 
 
@@ -190,7 +194,7 @@ class _Transformed(StagedCallable):
                     with _staging_branches() as seen:
                         out = self._call_compiled(cache, static, static_kw, args, kwargs)
                     return self._decided(cache, seen, out, args, kwargs)
-                except (ConcretizationError, UndefinedVariableError) as first:
+                except _NEEDS_VALUES as first:
                     # Eager JAX differentiates with concrete values: an argument it does not
                     # differentiate may serve as a shape or a Python `int`. Retry with those
                     # arguments static, and remember it for this function and options.
@@ -202,7 +206,7 @@ class _Transformed(StagedCallable):
                         out = self._call_compiled(cache, tuple(sorted(static + fixed)),
                                                   tuple(sorted(static_kw + fixed_kw)),
                                                   args, kwargs)
-                    except (ConcretizationError, UndefinedVariableError):
+                    except _NEEDS_VALUES:
                         return self._call_known(args, kwargs, first)
                     cache[_CONCRETE] = fixed
                     return out

@@ -203,7 +203,7 @@ class BatchedFunction(StagedCallable):
                 return self.stage_inline(*args, **kwargs)
             if self._guard is None:   # (staged again once a global `fun` reads is rebound)
                 # (with hijax Variables: those it returns handed back past the program)
-                target = self._eager = (_HiOutputs(self) if hi_state.pytype_aval_mappings
+                target = self._eager = (_HiOutputs(self) if hi_state.active()
                                         else self)
                 self._guard = compile_cache.Guarded(lambda: Jitted(target))
             with _eager_transform(), eager_builder():   # (an extension primitive's impl
@@ -282,7 +282,7 @@ class BatchedFunction(StagedCallable):
         return dims
 
     def stage_inline(self, *args, **kwargs):
-        if not hi_state.pytype_aval_mappings:
+        if not hi_state.active():
             return self._stage(args, kwargs)
         # hijax Variables the function closes over and writes: passed in unmapped, their
         # final states returned unmapped and stored back (JAX's effects under vmap)
@@ -354,7 +354,7 @@ class BatchedFunction(StagedCallable):
         axis = mapped_axis(leaves, norm_dims, self.spmd_axis_name, loc)   # (JAX's errors)
         # (hijax Variables it returns -- unmapped ones it was given: flax's nnx.vmap --
         # are handed back as they are, as JAX's vmap hands them)
-        passed = _HiOutputs(self.fun) if hi_state.pytype_aval_mappings else self.fun
+        passed = _HiOutputs(self.fun) if hi_state.active() else self.fun
         with core.extend_axis_env(self.axis_name, size), mapped(norm_dims), \
                 staging_inputs(leaves), \
                 eager_staging(leaves, [d is not None for d in norm_dims]), eager_builder():

@@ -107,7 +107,7 @@ class _Checkpoint(_Transformed):
                 dict)
 
     def stage_inline(self, *args, **kwargs):
-        if not hi_state.pytype_aval_mappings:
+        if not hi_state.active():
             return self._stage(args, kwargs)
         if hi_state.has_mutable((args, kwargs)):
             return self._closing_over_hi(args, kwargs)

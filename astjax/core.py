@@ -71,6 +71,13 @@ def _str_aval(x):
     raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
 
 
+class UnhashableStagedError(JAXTypeError):
+    """A staged value hashed (a dict key, a set element, a `jit` static argument): as
+    JAX's tracers, it has no hash. An eager transformation whose function hashes an
+    argument it does not differentiate stages it again with that argument static, as
+    JAX runs it on the concrete value."""
+
+
 class WeakConst:
     """A 0-d NumPy constant that keeps JAX's weak_type flag (from a Python scalar):
     it stages as a weak-typed literal."""
@@ -309,7 +316,7 @@ class Tracer:
     def __hash__(self):
         # as JAX's tracers: hashing by identity would bake a staging-time id into the
         # program (`{x.sum(), x.sum()}` has 2 elements, `i in d` is always False)
-        raise JAXTypeError(f"unhashable type: staged value {self!r}",
+        raise UnhashableStagedError(f"unhashable type: staged value {self!r}",
                            hint="a staged value cannot be a dict key or set element; use a "
                                 "static (Python) value, or jnp.where / lax.switch on it")
 

@@ -390,7 +390,7 @@ class custom_vjp(_Transformed):
 def _hi_carrying(custom, args, kwargs):
     """`custom`'s staging; where its function writes hijax Variables it closes over, the
     same function passing their states in and out (`_hi_lifted`), those stored back."""
-    if not hi_state.pytype_aval_mappings:
+    if not hi_state.active():
         return custom._stage(args, kwargs)
 
     def lifted(objs):

@@ -2,7 +2,10 @@
 JAX's `Box`): Python objects whose quasi-dynamic data (`qdd`: structure and leaf types,
 `cur_qdd(x)`) and arrays a function may change.
 
-- `pytype_aval_mappings` (what `hijax.register_hitype` fills), `hi_type`, `is_mutable`;
+- `hi_type`, `is_mutable`: a value's hi type, from its entry in JAX's one type table
+  (`value_tables.pytype_aval_mappings`, which `hijax.register_hitype` writes): an
+  abstract value that `is_high`; `active()`: whether any type but astjax's own is
+  registered there (until then, the boundaries skip all of this);
 - `Lowering`: a tree with each such value replaced by a `Lo` pytree node (its arrays
   the children, its type and qdd static), and `write_back` of final `Lo`s into the
   objects; `swapped_in`: run a function with given states in the same objects, then
@@ -20,24 +23,25 @@ JAX's `Box`): Python objects whose quasi-dynamic data (`qdd`: structure and leaf
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from typing import Any
 
-from . import tree_util
+from . import tree_util, value_tables
 from .errors import JAXTypeError
 
-pytype_aval_mappings: dict[type, Callable[[Any], Any]] = {}
+active = value_tables.registered_types
 
 
 def hi_type(x):
-    """The registered hi type (abstract value) of `x`, or None."""
-    if not pytype_aval_mappings:
+    """The registered hi type (abstract value) of `x`, or None (no type registered for
+    it but astjax's own, or its abstract value is not a hi one: a library's array type,
+    as tfp's `Variable`)."""
+    if not value_tables.registered_types():
         return None
-    for cls in type(x).__mro__:
-        fn = pytype_aval_mappings.get(cls)
-        if fn is not None:
-            return fn(x)
-    return None
+    fn = value_tables.library_rule(type(x))
+    if fn is None:
+        return None
+    aval = fn(x)
+    return aval if getattr(aval, "is_high", False) is True else None
 
 
 def is_mutable(x) -> bool:
@@ -54,8 +58,7 @@ def cur_qdd(x):
 
 def has_mutable(tree) -> bool:
     """Whether a mutable hi value is among `tree`'s leaves."""
-    return bool(pytype_aval_mappings) and any(
-        is_mutable(x) for x in tree_util.tree_leaves(tree))
+    return active() and any(is_mutable(x) for x in tree_util.tree_leaves(tree))
 
 
 class _Log:
@@ -184,7 +187,7 @@ class watching:
 
 def watched():
     """`watching()` once a hi type is registered; before, nothing to watch (a null context)."""
-    return watching() if pytype_aval_mappings else contextlib.nullcontext()
+    return watching() if active() else contextlib.nullcontext()
 
 
 class noting:

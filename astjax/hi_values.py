@@ -20,7 +20,7 @@ from .ad_frames import reaches_tangent
 from .errors import ArgumentTypeError
 from .hi_state import (CapturedHiError, Idents, Lowering, carrying,  # noqa: F401
                        cur_qdd, differentiated, finals, has_mutable, hi_type, is_mutable,
-                       pytype_aval_mappings, raise_tree, states_kept, swapped_in, watched,
+                       active, raise_tree, states_kept, swapped_in, watched,
                        watching)
 from .staging import as_callable, differentiation_level
 from .transforms.ad import zeros_like_aval

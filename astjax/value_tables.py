@@ -8,19 +8,23 @@ does under JAX (tfp's JAX substrate registers its `Variable` in both):
   instance stands for, which the runtime copies to the device (`jit` argument,
   `device_put`).
 
-`pytype_aval_mappings` starts with astjax's own entries (NumPy arrays and scalars,
-Python scalars, staged values; `core` installs them): a library reads one to reuse it
-for its type, as JAX's table allows. A type is looked up through its MRO, the answer
-cached per type until the next registration; until a library registers a type, no
-lookup runs at all (`extended`).
+`pytype_aval_mappings` is JAX's one table: it also holds the hijax types
+(`jax.experimental.hijax.register_hitype` writes it; `hi_state` reads their entries).
+It starts with astjax's own entries (NumPy arrays and scalars, Python scalars, staged
+values; `core` installs them): a library reads one to reuse it for its type, as JAX's
+table allows. A type is looked up through its MRO, the answer cached per type until
+the next registration; until a library registers a type, no lookup runs at all
+(`extended`, `registered_types`).
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 _aval_cache: dict[type, Any] = {}
+_library_cache: dict[type, Any] = {}
 _handler_cache: dict[type, Any] = {}
-_state = {"extended": False}
+_state = {"extended": False, "library": False}
+_builtin: dict[type, Any] = {}   # astjax's own entries of `pytype_aval_mappings`
 
 
 def extended() -> bool:
@@ -30,7 +34,9 @@ def extended() -> bool:
 
 def _changed():
     _aval_cache.clear()
+    _library_cache.clear()
     _handler_cache.clear()
+    _state["library"] = any(_builtin.get(t) is not fn for t, fn in pytype_aval_mappings.items())
 
 
 class _Table(dict):
@@ -67,8 +73,15 @@ canonicalize_value_handlers: dict[type, Callable[[Any], Any]] = _Table()
 
 def install_builtin(entries: dict) -> None:
     """Put astjax's own entries in `pytype_aval_mappings` (not registrations)."""
+    _builtin.update(entries)
     dict.update(pytype_aval_mappings, entries)
     _changed()
+
+
+def registered_types() -> bool:
+    """Whether `pytype_aval_mappings` holds an entry that is not astjax's own (a type a
+    library or `hijax.register_hitype` registered, or a builtin entry replaced)."""
+    return _state["library"]
 
 
 def _lookup(table, cache, typ):
@@ -84,6 +97,20 @@ def _lookup(table, cache, typ):
 def aval_rule(typ: type):
     """The function giving the abstract value of a `typ` instance, or None."""
     return _lookup(pytype_aval_mappings, _aval_cache, typ)
+
+
+def library_rule(typ: type):
+    """The rule `aval_rule(typ)` finds when it is not one of astjax's own, else None."""
+    try:
+        return _library_cache[typ]
+    except KeyError:
+        pass
+    t = next((t for t in typ.__mro__ if t in pytype_aval_mappings), None)
+    fn = None if t is None else pytype_aval_mappings[t]
+    if fn is not None and _builtin.get(t) is fn:
+        fn = None
+    _library_cache[typ] = fn
+    return fn
 
 
 def host_value(x):

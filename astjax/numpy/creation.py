@@ -182,7 +182,7 @@ def arange(start, stop=None, step=None, dtype=None) -> Array:
     start = np.asarray(start).item() if hasattr(start, "__array__") else start
     stop = np.asarray(stop).item() if hasattr(stop, "__array__") else stop
     step = np.asarray(step).item() if hasattr(step, "__array__") else step
-    if stop is None and step is None:
+    if stop is None:   # (`arange(n, None, step)` too: 0 .. n, as NumPy and JAX)
         start, stop = 0, start
     step = 1 if step is None else step
     if any(isinstance(v, complex) or np.iscomplexobj(v) for v in (start, stop, step)):

@@ -459,7 +459,7 @@ def staged_once(owner, key, make):
 def _noted(make):
     """(`make()`, whether it may be reused): not a staging that read or wrote hijax
     Variables it closes over (their states change between stagings)."""
-    if not hi_state.pytype_aval_mappings:
+    if not hi_state.active():
         return make(), True
     with hi_state.noting() as note:
         value = make()
@@ -584,7 +584,7 @@ def hi_carried(objs, fun):
 def _switch(index, branches, operands, order, branches_platforms=None):
     """`_switch_plain`; branches that write hijax Variables they close over return
     their states too, stored back after (JAX's effects of a cond)."""
-    if not hi_state.pytype_aval_mappings:
+    if not hi_state.active():
         return _switch_plain(index, branches, operands, order, branches_platforms)
 
     def lifted(objs):

@@ -662,7 +662,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     """JAX's `lax.scan`: `f(carry, x) -> (carry, y)` over the leading axis of `xs`.
     Mutable hi values (hijax Variables) the body writes where it closes over them are
     carried (`_scan_carrying`), as JAX carries them."""
-    if not hi_state.pytype_aval_mappings:
+    if not hi_state.active():
         return _scan(f, init, xs, length, reverse, unroll)
     return hi_state.carrying(lambda: _scan(f, init, xs, length, reverse, unroll),
                              lambda objs: _scan_carrying(objs, f, init, xs, length, reverse,

@@ -663,7 +663,7 @@ def while_loop(cond_fun, body_fun, init_val):
     traces it: `cond_fun`, then `body_fun`, and both again when a weak-typed initial
     value takes the body's type (what they print comes in that order). Mutable hi
     values (hijax Variables) the body writes where it closes over them are carried."""
-    if not hi_state.pytype_aval_mappings:
+    if not hi_state.active():
         return _while_loop(cond_fun, body_fun, init_val)
 
     def lifted(objs):

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from astjax import api as _api, hi_state as _hi, hi_values as _hi_values
+from astjax import value_tables as _value_tables
 from astjax.core import Zero  # noqa: F401
 from astjax.extend.core import Primitive as _Primitive
 from astjax.interpreters.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
@@ -131,8 +132,9 @@ class HiPrimitive(_Primitive):
 
 
 def register_hitype(val_cls, typeof_fn) -> None:
-    """Declare values of `val_cls` as a hi type whose abstract value is `typeof_fn(x)`."""
-    _hi.pytype_aval_mappings[val_cls] = typeof_fn
+    """Declare values of `val_cls` as a hi type whose abstract value is `typeof_fn(x)`:
+    its entry in `jax.core.pytype_aval_mappings`, JAX's one type table."""
+    _value_tables.pytype_aval_mappings[val_cls] = typeof_fn
 
 
 def typeof(x):
