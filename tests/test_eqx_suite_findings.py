@@ -95,3 +95,22 @@ def test_a_float0_constant_inside_a_nested_jit_lowers():
     a, b = g(jnp.ones(2))
     np.testing.assert_array_equal(np.asarray(a), [2.0, 2.0])
     assert b.dtype == astjax.dtypes.float0 and b.shape == (2,)
+
+
+# ---- diffrax's `test_vmap_y0` (vmap of diffeqsolve, x64): the batch rules of
+# dynamic_slice / dynamic_update_slice with unbatched int64 indices put an int32 zero
+# first for the batch axis, and the primitive refused indices of two types (DTypeError).
+# JAX: the batched slice of every row.
+@pytest.mark.parametrize("in_axis", [0, 1])
+def test_vmap_of_dynamic_slices_with_int64_indices(in_axis):
+    with astjax.enable_x64(True):
+        x = jnp.zeros((3, 4)) + jnp.arange(4.0)
+        i = jnp.int64(1)
+        xs = x if in_axis == 0 else x.T
+        upd = astjax.vmap(lambda r: lax.dynamic_update_slice(r, jnp.full(2, 9.0), (i,)),
+                          in_axes=in_axis, out_axes=in_axis)(xs)
+        sl = astjax.vmap(lambda r: lax.dynamic_slice(r, (i,), (2,)),
+                         in_axes=in_axis)(xs)
+    expect_upd = np.tile([0.0, 9.0, 9.0, 3.0], (3, 1))
+    np.testing.assert_array_equal(np.asarray(upd), expect_upd if in_axis == 0 else expect_upd.T)
+    np.testing.assert_array_equal(np.asarray(sl), np.tile([1.0, 2.0], (3, 1)))
