@@ -31,6 +31,7 @@ from .staging import (StagedCallable, as_callable, leaf_labels, mapped_leaves, s
 from .transforms import batching  # noqa: F401  (registers the batch rules)
 from .transforms.batching import is_vmappable as _is_vmappable, vmappables
 from .primitives.slicing import index_in_dim as _index_in_dim
+from .primitives.custom_derivatives import SymbolicZero as _SymbolicZero
 from .primitives.state import Ref, ref_get, ref_set
 from .primitives.vma import staging_inputs
 from .codegen import compile_cache
@@ -444,11 +445,16 @@ class HiBatchingError(NotImplementedInAstjaxError):
 _is_key = dtypes.has_extended_dtype  # a typed PRNG key array (key data trailing)
 
 
+_AD_PLACEHOLDERS = (core.Zero, core.UndefinedPrimal, _SymbolicZero)
+
+
 def _is_array(x):
     """An array leaf (an Array, a staged value, a NumPy array or a key array), not a
     Python scalar or another object; a hi value (a hijax Variable) is none, even where
-    it forwards `aval` to its contents)."""
-    if hi_state.hi_type(x) is not None:
+    it forwards `aval` to its contents), nor an AD placeholder (a symbolic zero, an
+    undefined primal: an `aval` but no value, handed to the function as it is, as
+    equinox's batched primitives pass them to their JVP and transpose rules)."""
+    if hi_state.hi_type(x) is not None or isinstance(x, _AD_PLACEHOLDERS):
         return False
     return (isinstance(x, (core.Tracer, np.ndarray)) or hasattr(x, "_buf") or _is_key(x)
             or isinstance(getattr(x, "aval", None), core.ShapedArray))

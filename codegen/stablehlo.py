@@ -36,7 +36,8 @@ _ELT = {dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32
         dtypes.uint32: "ui32", dtypes.uint64: "ui64", dtypes.bfloat16: "bf16",
         dtypes.float16: "f16", dtypes.float32: "f32", dtypes.float64: "f64",
         dtypes.complex64: "complex<f32>", dtypes.complex128: "complex<f64>",
-        **{d: _narrow_type(d.name) for d in dtypes.NARROW_FLOATS + dtypes.NARROW_INTS}}
+        **{d: _narrow_type(d.name) for d in dtypes.NARROW_FLOATS + dtypes.NARROW_INTS},
+        core.float0: "i1"}   # (a float0 tangent is lowered as booleans, as JAX does)
 
 
 _SSA_DEF = re.compile(r"\s*%(\d+)(?::\d+)? = ")
@@ -66,6 +67,8 @@ def tensor_type(aval) -> str:
 
 def dense_attr(value, aval) -> str:
     """`dense<...> : tensor<...>` for a NumPy value (raw little-endian bytes)."""
+    if aval.dtype == core.float0:   # (no bytes: all false, JAX's zeros)
+        return f"dense<false> : {tensor_type(aval)}"
     v = np.ascontiguousarray(np.asarray(value, aval.dtype).reshape(aval.shape))
     if aval.dtype == dtypes.bool_:
         flat = v.reshape(-1)

@@ -220,12 +220,18 @@ def _index_matrix(idx, idx_dims, size):
     return concatenate(cols, 1) if len(cols) > 1 else cols[0]
 
 
+def _zero_index(idx):
+    """The start index of the batch axis, of the other indices' type (int64 ones under
+    x64 stay int64: the primitive takes indices of one type)."""
+    return np.zeros((), _aval(idx[0]).dtype) if idx else np.int32(0)
+
+
 def _dynamic_slice_batch(args, dims, *, slice_sizes):
     x, idx = args[0], list(args[1:])
     xd, idx_d = dims[0], list(dims[1:])
     size = core.axis_size()
     if all(d is None for d in idx_d):
-        idx.insert(xd, np.int32(0))
+        idx.insert(xd, _zero_index(idx))
         sizes = list(slice_sizes)
         sizes.insert(xd, size)
         return bind(dynamic_slice_p, x, *idx, slice_sizes=tuple(sizes)), xd
@@ -366,7 +372,7 @@ def _dynamic_update_slice_batch(args, dims):
     x = matchaxis(x, xd, 0, size)
     upd = matchaxis(upd, ud, 0, size)
     if all(d is None for d in idx_d):
-        return bind(dynamic_update_slice_p, x, upd, np.int32(0), *idx), 0
+        return bind(dynamic_update_slice_p, x, upd, _zero_index(idx), *idx), 0
     from .gather import GatherScatterMode
     from .scatter import ScatterDimensionNumbers, scatter_p
     n = len(idx)
