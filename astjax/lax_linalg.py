@@ -38,7 +38,8 @@ from .primitives.linalg import (cholesky_p, triangular_solve_p,  # noqa: F401
                                 symmetric_product_p, cholesky_update, cholesky_update_p)
 from .primitives import ops as _L
 from .primitives.ops import (add as _add, conj as _conj, convert_element_type as _convert,
-                             div as _div, transpose as _tr)
+                             div as _div, expand_dims as _expand_dims, squeeze as _squeeze,
+                             transpose as _tr)
 
 __all__ = ["cholesky", "cholesky_p", "triangular_solve", "triangular_solve_p", "lu", "lu_p",
            "lu_pivots_to_permutation", "lu_pivots_to_permutation_p", "qr", "qr_p", "eigh", "eigh_p", "svd", "svd_p", "eig",
@@ -84,11 +85,18 @@ def cholesky(x, *, symmetrize_input=True):
 def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
                      conjugate_a=False, unit_diagonal=False):
     """Solve op(a) x = b (left_side) or x op(a) = b for triangular a, where op is
-    the identity, transpose or conjugate transpose (`transpose_a`, `conjugate_a`)."""
+    the identity, transpose or conjugate transpose (`transpose_a`, `conjugate_a`).
+    A `b` of one dimension less than `a` is one vector (per batch), as in JAX: solved
+    as a one-column (left_side) or one-row matrix, the result of `b`'s shape."""
     a, b = _inexact(a), _inexact(b)
-    return bind(triangular_solve_p, a, b, left_side=bool(left_side), lower=bool(lower),
-                transpose_a=bool(transpose_a), conjugate_a=bool(conjugate_a),
-                unit_diagonal=bool(unit_diagonal))
+    vector = np.ndim(b) == np.ndim(a) - 1
+    axis = -1 if left_side else -2
+    if vector:
+        b = _expand_dims(b, (axis,))
+    out = bind(triangular_solve_p, a, b, left_side=bool(left_side), lower=bool(lower),
+               transpose_a=bool(transpose_a), conjugate_a=bool(conjugate_a),
+               unit_diagonal=bool(unit_diagonal))
+    return _squeeze(out, (np.ndim(out) + axis,)) if vector else out
 
 
 def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):

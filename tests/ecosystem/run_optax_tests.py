@@ -13,7 +13,8 @@ or another installed package's that ships its tests (chex, haiku, dm_pix: `--pac
 
 One process per test file: `python -m astjax run -m pytest FILE` (so `import jax` is
 astjax and no module of the real jax distribution is imported), with a per-file time
-limit. Prints a table (passed / failed / errors / skipped and subtests per file),
+limit (at the limit the file is interrupted as Ctrl-C would, so its failures so far
+are still listed). Prints a table (passed / failed / errors / skipped and subtests per file),
 the totals, and the most common failure messages; `--json OUT` writes everything,
 including each failing test's id and first error line.
 
@@ -27,6 +28,7 @@ import collections
 import importlib.util
 import json
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -56,12 +58,19 @@ def run_file(path: Path, use_jax: bool, timeout: float, extra=()):
     cmd = [sys.executable] + (pytest_args if use_jax else ["-m", "astjax", "run"] + pytest_args)
     env_path = str(REPO)
     t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         cwd="/tmp", env=_env(env_path, use_jax))
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd="/tmp",
-                           env=_env(env_path, use_jax))
-        out, status = p.stdout + p.stderr, "done"
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        out, status = p.communicate(timeout=timeout)[0], "done"
+    except subprocess.TimeoutExpired:
+        # interrupt as Ctrl-C would: pytest then prints its summary (the failing tests'
+        # ids and the counts so far); killed if it does not within a minute
+        p.send_signal(signal.SIGINT)
+        try:
+            out = p.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out = p.communicate()[0]
         status = "timeout"
     counts = collections.Counter()
     summary = [ln for ln in out.splitlines() if re.search(r"\d+ (passed|failed|errors?|skipped)", ln)
