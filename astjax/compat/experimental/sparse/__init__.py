@@ -7,7 +7,11 @@ from .bcoo import (BCOO, JAXSparse, bcoo_extract, bcoo_fromdense,  # noqa: F401
                    bcoo_multiply_dense, bcoo_reduce_sum, bcoo_reshape,
                    bcoo_sort_indices, bcoo_sum_duplicates, bcoo_todense, bcoo_transpose,
                    bcoo_dot_general, bcoo_concatenate)
+from .bcoo_slicing import (bcoo_broadcast_in_dim, bcoo_dynamic_slice,  # noqa: F401
+                           bcoo_rev, bcoo_slice, bcoo_squeeze, bcoo_update_layout)
+from .util import (CuSparseEfficiencyWarning, SparseEfficiencyError,  # noqa: F401
+                   SparseEfficiencyWarning)
 from .bcsr import BCSR, bcsr_dot_general, bcsr_fromdense, bcsr_todense  # noqa: F401
 from .api import empty, eye, todense  # noqa: F401
 from .transform import sparsify  # noqa: F401
-from . import api, bcoo, bcsr, transform  # noqa: F401
+from . import api, bcoo, bcoo_slicing, bcsr, transform, util  # noqa: F401
