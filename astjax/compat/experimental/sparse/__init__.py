@@ -4,14 +4,17 @@ through the stored data work by construction. astjax provides the BCOO core (bel
 `BCSR` (batched CSR: conversions and `@` dense, `bcsr`); `sparsify` runs a function
 with BCOO arguments (`transform`). JAX's `COO` and `CSR` are not provided."""
 from .bcoo import (BCOO, JAXSparse, bcoo_extract, bcoo_fromdense,  # noqa: F401
-                   bcoo_multiply_dense, bcoo_reduce_sum, bcoo_reshape,
+                   bcoo_multiply_dense, bcoo_reduce_sum,
                    bcoo_sort_indices, bcoo_sum_duplicates, bcoo_todense, bcoo_transpose,
                    bcoo_dot_general, bcoo_concatenate)
-from .bcoo_slicing import (bcoo_broadcast_in_dim, bcoo_dynamic_slice,  # noqa: F401
-                           bcoo_rev, bcoo_slice, bcoo_squeeze, bcoo_update_layout)
+from .bcoo_slicing import (bcoo_broadcast_in_dim, bcoo_dynamic_slice, bcoo_gather,  # noqa: F401
+                           bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze, bcoo_update_layout)
+from .bcoo_products import (bcoo_dot_general_sampled,  # noqa: F401
+                            bcoo_multiply_sparse)
 from .util import (CuSparseEfficiencyWarning, SparseEfficiencyError,  # noqa: F401
                    SparseEfficiencyWarning)
 from .bcsr import BCSR, bcsr_dot_general, bcsr_fromdense, bcsr_todense  # noqa: F401
 from .api import empty, eye, todense  # noqa: F401
 from .transform import sparsify  # noqa: F401
-from . import api, bcoo, bcoo_slicing, bcsr, transform, util  # noqa: F401
+from . import methods  # noqa: F401  (installs BCOO's operators)
+from . import api, bcoo, bcoo_products, bcoo_slicing, bcsr, transform, util  # noqa: F401

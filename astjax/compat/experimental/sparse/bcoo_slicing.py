@@ -1,5 +1,5 @@
 """BCOO structural operations after `lax`'s: `bcoo_slice`, `bcoo_dynamic_slice`,
-`bcoo_squeeze`, `bcoo_broadcast_in_dim`, `bcoo_rev`, and `bcoo_update_layout` (moving
+`bcoo_squeeze`, `bcoo_broadcast_in_dim`, `bcoo_rev`, `bcoo_reshape`, `bcoo_gather`, and `bcoo_update_layout` (moving
 dimensions between the batch, sparse and dense groups).
 
 Batch and dense dimensions are sliced / broadcast on the buffers themselves; a window of
@@ -18,15 +18,16 @@ from astjax import lax
 from astjax import numpy as jnp
 from astjax.api import ShapeDtypeStruct as _ShapeDtypeStruct
 from astjax.api import eval_shape as _eval_shape
+from astjax.batching_api import vmap as _vmap
 from astjax.errors import JAXTypeError as _JAXTypeError
 from astjax.errors import JAXValueError as _JAXValueError
 from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 
-from .bcoo import BCOO, _validate, bcoo_sum_duplicates
+from .bcoo import BCOO, _group_permutation, _validate, bcoo_sum_duplicates, bcoo_transpose
 from .util import SparseEfficiencyError, SparseEfficiencyWarning
 
 __all__ = ["bcoo_slice", "bcoo_dynamic_slice", "bcoo_squeeze", "bcoo_broadcast_in_dim",
-           "bcoo_rev", "bcoo_update_layout"]
+           "bcoo_rev", "bcoo_reshape", "bcoo_gather", "bcoo_update_layout"]
 
 
 def _split(seq, mat):
@@ -212,6 +213,93 @@ def bcoo_rev(operand: BCOO, dimensions) -> BCOO:
         # a padding index mirrors below 0: it becomes the dimension's size again
         indices = jnp.where(mirrored < 0, jnp.asarray(n, dt), mirrored)
     return BCOO((data, indices), shape=operand.shape)
+
+
+def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None, sharding=None) -> BCOO:
+    """`lax.reshape` of a BCOO array (JAX's `sparse.bcoo_reshape`): batch and dense
+    dimensions reshape their buffers, the sparse ones are re-indexed; the new shape must
+    keep the three groups apart. The result has no index flags."""
+    del sharding
+    _validate(mat)
+    nb, ns, nse = mat.n_batch, mat.n_sparse, mat.nse
+    if mat.data.shape[:nb] != mat.shape[:nb] or mat.indices.shape[:nb] != mat.shape[:nb]:
+        raise _NotImplemented("reshape of arrays with broadcasted batch dimensions.")
+    new_sizes = tuple(operator.index(d) for d in new_sizes)
+    batch_shape, sparse_shape, _ = _split(mat.shape, mat)
+    b_perm, s_perm, d_perm = _group_permutation(
+        mat, tuple(range(mat.ndim)) if dimensions is None else dimensions)
+    batch_size, sparse_size = math.prod(batch_shape), math.prod(sparse_shape)
+    if math.prod(new_sizes) != mat.size:
+        raise _JAXTypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} "
+                            f"for shape {mat.shape}.")
+    cum = np.cumprod(new_sizes)
+    if batch_size != 1 and batch_size not in cum:
+        raise _JAXValueError("bcoo_reshape: new shape cannot mix batch and sparse dimensions; "
+                             f"got shape={mat.shape} new_shape={new_sizes} with n_batch={nb}")
+    if sparse_size != 1 and batch_size * sparse_size not in cum:
+        raise _JAXValueError("bcoo_reshape: new shape cannot mix sparse and dense dimensions; "
+                             f"got shape={mat.shape} new_shape={new_sizes} with "
+                             f"n_dense={mat.n_dense}")
+    # (a trailing size-1 dimension joins the earlier group, as JAX's split does)
+    i1 = int(np.searchsorted(cum, batch_size, side="right"))
+    i2 = int(np.searchsorted(cum, batch_size * sparse_size, side="right"))
+    new_batch, new_sparse, new_dense = new_sizes[:i1], new_sizes[i1:i2], new_sizes[i2:]
+    data = lax.reshape(mat.data, new_batch + (nse,) + new_dense,
+                       tuple(b_perm) + (nb,) + tuple(p + nb + 1 for p in d_perm))
+    indices = lax.reshape(mat.indices, new_batch + (nse, ns), tuple(b_perm) + (nb, nb + 1))
+    if not new_sparse:
+        indices = jnp.zeros(new_batch + (nse, 0), indices.dtype)
+    elif ns:
+        dt = indices.dtype
+        oob = (indices >= jnp.asarray(sparse_shape, dt)).any(-1, keepdims=True)
+        flat = jnp.ravel_multi_index(tuple(indices[..., i] for i in s_perm),
+                                     tuple(sparse_shape[i] for i in s_perm), mode="clip")
+        cols = jnp.unravel_index(flat, new_sparse)
+        indices = jnp.where(oob, jnp.asarray(new_sparse, dt),
+                            jnp.stack([c.astype(dt) for c in cols], -1))
+    return BCOO((data, indices), shape=new_sizes)
+
+
+def bcoo_gather(operand: BCOO, start_indices, dimension_numbers, slice_sizes, *,
+                unique_indices=False, indices_are_sorted=False, mode=None,
+                fill_value=None) -> BCOO:
+    """`lax.gather` of a BCOO array (JAX's `sparse.bcoo_gather`; what `S[array]`
+    stages): one `bcoo_dynamic_slice` per start index, mapped with `vmap`, then laid
+    out as `lax.gather`'s result. Only the promise-in-bounds mode (clamped starts)."""
+    _validate(operand)
+    start_indices = jnp.asarray(start_indices)
+    if mode is not None and "PROMISE_IN_BOUNDS" not in str(mode).upper():
+        raise _NotImplemented(f"bcoo_gather: mode={mode} not yet supported.")
+    out = _eval_shape(
+        lambda x, i: lax.gather(x, i, dimension_numbers, tuple(slice_sizes),
+                                unique_indices=unique_indices,
+                                indices_are_sorted=indices_are_sorted, mode=mode,
+                                fill_value=fill_value),
+        _ShapeDtypeStruct(operand.shape, operand.dtype),
+        _ShapeDtypeStruct(start_indices.shape, start_indices.dtype))
+    offset_dims = tuple(dimension_numbers.offset_dims)
+    starts = [jnp.zeros((), start_indices.dtype)] * operand.ndim
+    in_axes = [None] * operand.ndim
+    sizes = list(operand.shape)
+    for i, j in enumerate(dimension_numbers.start_index_map):
+        starts[j] = start_indices[..., i].ravel()
+        sizes[j] = slice_sizes[j]
+        in_axes[j] = 0
+    collapsed = tuple(dimension_numbers.collapsed_slice_dims)
+
+    def one(s):
+        return bcoo_squeeze(bcoo_dynamic_slice(operand, s, sizes), dimensions=collapsed)
+    result = _vmap(one, in_axes=(in_axes,))(starts)
+    result = bcoo_reshape(result, new_sizes=start_indices.shape[:-1] + result.shape[1:],
+                          dimensions=tuple(range(result.ndim)))
+    if result.shape:
+        batch = tuple(d for d in range(len(out.shape)) if d not in offset_dims)
+        perm = np.zeros(result.ndim, dtype=int)
+        perm[np.array(batch + offset_dims, dtype=int)] = np.arange(result.ndim)
+        if set(perm[:len(batch)]) != set(range(len(batch))):
+            result = bcoo_update_layout(result, n_batch=0)
+        result = bcoo_transpose(result, permutation=tuple(int(p) for p in perm))
+    return result.reshape(out.shape).astype(out.dtype)
 
 
 # ------------------------------------------------------------------ bcoo_update_layout

@@ -18,11 +18,15 @@ from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 
 from .bcoo import BCOO
 from .bcoo import JAXSparse as _JAXSparse
+from .bcoo import _validate
 from .bcoo import bcoo_dot_general as _bcoo_dot_general
 from .bcoo import bcoo_multiply_dense as _bcoo_multiply_dense
 from .bcoo import bcoo_reduce_sum as _bcoo_reduce_sum
 from .bcoo import bcoo_sum_duplicates as _bcoo_sum_duplicates
 from .bcoo import bcoo_transpose as _bcoo_transpose
+from .bcoo import bcoo_concatenate as _bcoo_concatenate
+from . import bcoo_slicing as _slicing
+from .bcoo_products import bcoo_multiply_sparse as _bcoo_multiply_sparse
 
 __all__ = ["sparsify"]
 
@@ -104,13 +108,11 @@ def _sub(x, y):
 
 def _mul(x, y, out_dtype=None):
     if out_dtype is not None:   # (lax.mul's mixed-precision result type)
-        raise _NotImplemented("sparsify: mul with an out_dtype")
+        x, y = (v.astype(out_dtype) for v in (x, y))
     if isinstance(x, BCOO) and isinstance(y, BCOO):
         if _same_indices(x, y) and x.unique_indices:
             return _with_data(x, x.data * y.data, unique_indices=True)
-        raise _NotImplemented(
-            "sparsify: the product of two sparse arrays with different indices "
-            "(JAX's bcoo_multiply_sparse) is not provided by astjax")
+        return _bcoo_multiply_sparse(x, y)
     sp, dense = (x, y) if isinstance(x, BCOO) else (y, x)
     return _with_data(sp, _bcoo_multiply_dense(sp, dense))
 
@@ -151,8 +153,30 @@ def _integer_pow(x, *, y):
     return _with_data(x, x.data ** y)
 
 
+def _dynamic_slice(x, *starts, slice_sizes):
+    if any(isinstance(i, _JAXSparse) for i in starts):
+        raise _NotImplemented("sparse rule for dynamic_slice with sparse start indices "
+                              "is not implemented.")
+    return _slicing.bcoo_dynamic_slice(x, starts, slice_sizes)
+
+
+def _gather(operand, start_indices, **params):
+    if isinstance(start_indices, _JAXSparse):
+        raise _NotImplemented("sparse rule for gather with sparse indices is not implemented.")
+    return _slicing.bcoo_gather(operand, start_indices, **params)
+
+
+def _concatenate(*operands, dimension):
+    return _bcoo_concatenate(operands, dimension=dimension)
+
+
 _RULES = {"add": _add, "sub": _sub, "mul": _mul, "div": _div, "reduce_sum": _reduce_sum,
-          "transpose": _transpose, "dot_general": _dot_general, "integer_pow": _integer_pow}
+          "transpose": _transpose, "dot_general": _dot_general, "integer_pow": _integer_pow,
+          "slice": _slicing.bcoo_slice, "dynamic_slice": _dynamic_slice,
+          "squeeze": _slicing.bcoo_squeeze, "rev": _slicing.bcoo_rev,
+          "broadcast_in_dim": _slicing.bcoo_broadcast_in_dim,
+          "reshape": _slicing.bcoo_reshape, "concatenate": _concatenate,
+          "gather": _gather}
 
 
 def _sparse_rule(prim):
@@ -186,6 +210,7 @@ def _eval_sparse(jaxpr, consts, args):
 
 
 def _own_indices(mat):
+    _validate(mat)
     out = _with_data(mat, mat.data)
     out._indices_ref = object()
     return out
