@@ -1,8 +1,11 @@
 """`jax.experimental.sparse`: the `BCOO` (batched coordinate) sparse array and its
 operations, written with astjax's jnp / lax operations so that `jit`, `vmap` and `grad`
-through the stored data work by construction. astjax provides the BCOO core (below);
-`BCSR` (batched CSR: conversions and `@` dense, `bcsr`); `sparsify` runs a function
-with BCOO arguments (`transform`). JAX's `COO` and `CSR` are not provided."""
+through the stored data work by construction: the BCOO core (`bcoo`), its structural
+operations (`bcoo_slicing`: slices, gathers, reshapes, layout changes), products with a
+sparse result (`bcoo_products`), `BCSR` (batched CSR: conversions and `@` dense,
+`bcsr`), `sparsify` (`transform`) and the BCOO operators derived from it (`methods`).
+JAX's `COO` / `CSR` / `CSC`, `bcoo_conv_general_dilated`, `random_bcoo`, `linalg` and
+the BCSR operations beyond conversions and `@` are not provided."""
 from .bcoo import (BCOO, JAXSparse, bcoo_extract, bcoo_fromdense,  # noqa: F401
                    bcoo_multiply_dense, bcoo_reduce_sum,
                    bcoo_sort_indices, bcoo_sum_duplicates, bcoo_todense, bcoo_transpose,
