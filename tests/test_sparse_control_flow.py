@@ -84,7 +84,8 @@ def test_grad_through_a_sparsified_loop():
     S = sparse.BCOO.fromdense(X)
 
     def f(data):
-        s = sparse.BCOO((data, S.indices), shape=S.shape)
+        # (unique indices: c * c multiplies the data, else the entries would multiply)
+        s = sparse.BCOO((data, S.indices), shape=S.shape, unique_indices=True)
         out = sparse.sparsify(lambda a: astjax.lax.fori_loop(0, 3, lambda i, c: c * c, a))(s)
         return out.data.sum()
     np.testing.assert_allclose(astjax.grad(f)(S.data), 8 * np.asarray(S.data) ** 7, rtol=1e-5)

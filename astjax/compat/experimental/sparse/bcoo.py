@@ -518,17 +518,22 @@ def _index_tuple(dims):
     return tuple(operator.index(d) for d in dims)
 
 
+# the contraction of two BCOO arrays: `_bcoo_products.bcoo_spdot_general`, registered
+# there (it is built on this module's operations)
+_SPARSE_SPARSE_DOT: dict = {}
+
+
 def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
                      preferred_element_type=None, out_sharding=None):
-    """`lax.dot_general` with one operand a `BCOO` array; the result is dense (JAX's
-    `sparse.bcoo_dot_general`; `precision` and `out_sharding` are unused, as there)."""
+    """`lax.dot_general` with BCOO operands (JAX's `sparse.bcoo_dot_general`): a
+    sparse and a dense operand give a dense result, two sparse ones a BCOO result
+    (`bcoo_spdot_general`); `precision` and `out_sharding` are unused, as there."""
     del precision, out_sharding
     (lc, rc), (lb, rb) = dimension_numbers
     lc, rc, lb, rb = map(_index_tuple, (lc, rc, lb, rb))
     if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
-        from .bcoo_products import bcoo_spdot_general  # (a later module: it uses this one)
-        return bcoo_spdot_general(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
-                                  preferred_element_type=preferred_element_type)
+        return _SPARSE_SPARSE_DOT["rule"](lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
+                                          preferred_element_type=preferred_element_type)
     if isinstance(lhs, BCOO):
         _validate(lhs)
         return _sparse_lhs(lhs, jnp.asarray(rhs), (lc, rc), (lb, rb), preferred_element_type)

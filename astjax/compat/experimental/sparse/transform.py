@@ -24,14 +24,14 @@ from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 from .bcoo import BCOO
 from .bcoo import JAXSparse as _JAXSparse
 from .bcoo import _validate
-from .bcoo import bcoo_dot_general as _bcoo_dot_general
 from .bcoo import bcoo_multiply_dense as _bcoo_multiply_dense
 from .bcoo import bcoo_reduce_sum as _bcoo_reduce_sum
 from .bcoo import bcoo_sum_duplicates as _bcoo_sum_duplicates
 from .bcoo import bcoo_transpose as _bcoo_transpose
 from .bcoo import bcoo_concatenate as _bcoo_concatenate
-from . import bcoo_slicing as _slicing
-from .bcoo_products import bcoo_multiply_sparse as _bcoo_multiply_sparse
+from . import _bcoo_slicing as _slicing
+from .bcoo import bcoo_dot_general as _bcoo_dot_general
+from ._bcoo_products import bcoo_multiply_sparse as _bcoo_multiply_sparse
 
 __all__ = ["sparsify"]
 

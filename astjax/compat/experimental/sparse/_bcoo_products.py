@@ -21,8 +21,8 @@ from astjax.errors import JAXTypeError as _JAXTypeError
 from astjax.errors import JAXValueError as _JAXValueError
 from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 
-from .bcoo import BCOO, _validate, bcoo_extract, bcoo_sum_duplicates
-from .bcoo_slicing import bcoo_update_layout
+from .bcoo import _SPARSE_SPARSE_DOT, BCOO, _validate, bcoo_extract, bcoo_sum_duplicates
+from ._bcoo_slicing import bcoo_update_layout
 
 __all__ = ["bcoo_multiply_sparse", "bcoo_spdot_general", "bcoo_dot_general_sampled"]
 
@@ -148,6 +148,9 @@ def bcoo_spdot_general(lhs: BCOO, rhs: BCOO, *, dimension_numbers,
     kernel = _nfold(kernel, len(lb))
     data, indices = kernel(ld, li, rd, ri)
     return BCOO((data.astype(out.dtype), indices.astype(lhs.indices.dtype)), shape=out.shape)
+
+
+_SPARSE_SPARSE_DOT["rule"] = bcoo_spdot_general
 
 
 def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
