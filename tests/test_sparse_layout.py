@@ -13,7 +13,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax.compat.experimental import sparse
 from astjax.errors import AstjaxError
-from test_sparse_oracle import digests, rand
+from test_sparse_oracle import close, digests, rand
 
 A = rand(np.random.RandomState(0), (3, 4, 5))
 LAYOUTS = [(0, 0), (1, 0), (0, 1), (1, 1)]
@@ -142,10 +142,6 @@ ORACLE = {
 
 def test_results_are_jax_s():
     assert digests(cases, astjax, sparse, jnp) == ORACLE
-
-
-def close(got, want):
-    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("nb,nd", LAYOUTS)

@@ -16,6 +16,11 @@ def rand(rng, shape, density=0.4):
     return x * (rng.rand(*shape) < density)
 
 
+def close(got, want):
+    """Values equal to float32 rounding."""
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-6)
+
+
 def describe(r, sparse):
     """A text of everything observable of a result."""
     if isinstance(r, sparse.BCOO):

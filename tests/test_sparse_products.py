@@ -10,7 +10,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax.compat.experimental import sparse
-from test_sparse_oracle import digests, rand
+from test_sparse_oracle import close, digests, rand
 
 RNG = np.random.RandomState(0)
 X = rand(RNG, (3, 4, 5))
@@ -96,10 +96,6 @@ ORACLE = {
 
 def test_results_are_jax_s():
     assert digests(cases, astjax, sparse, jnp) == ORACLE
-
-
-def close(got, want):
-    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-6)
 
 
 def test_dense_values_are_numpy_s():
