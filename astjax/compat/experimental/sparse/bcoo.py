@@ -15,9 +15,9 @@ import operator
 import numpy as np
 
 from astjax import numpy as jnp
-from astjax.errors import JAXTypeError as _JAXTypeError
 from astjax.api import ShapeDtypeStruct as _ShapeDtypeStruct
 from astjax.api import eval_shape as _eval_shape
+from astjax.errors import JAXTypeError as _JAXTypeError
 from astjax.errors import JAXValueError as _JAXValueError
 from astjax.errors import NotImplementedInAstjaxError as _NotImplementedInAstjax
 from astjax import lax
@@ -28,7 +28,7 @@ from ._bcoo_dot import sparse_lhs as _sparse_lhs
 
 __all__ = ["BCOO", "JAXSparse", "bcoo_fromdense", "bcoo_todense", "bcoo_extract",
            "bcoo_transpose", "bcoo_reduce_sum", "bcoo_multiply_dense", "bcoo_sort_indices",
-           "bcoo_sum_duplicates", "bcoo_eliminate_zeros", "bcoo_reshape", "bcoo_dot_general",
+           "bcoo_sum_duplicates", "bcoo_eliminate_zeros", "bcoo_dot_general",
            "bcoo_concatenate"]
 
 
@@ -191,25 +191,6 @@ class BCOO(JAXSparse):
         out.indices_sorted = self.indices_sorted and sparse_perm == list(range(self.n_sparse))
         return out
 
-    def sum(self, axis=None):
-        """The sum over `axis` (all axes: a dense scalar, as JAX's sparsified `sum`)."""
-        axes = range(self.ndim) if axis is None else (
-            (axis,) if isinstance(axis, int) else tuple(axis))
-        axes = tuple(operator.index(a) % max(self.ndim, 1) for a in axes)
-        out = bcoo_reduce_sum(self, axes=axes)
-        return out.data.sum() if out.shape == () else out
-
-    def astype(self, dtype) -> BCOO:
-        """The array with its data cast to `dtype`."""
-        return BCOO((self.data.astype(dtype), self.indices), shape=self.shape,
-                    indices_sorted=self.indices_sorted, unique_indices=self.unique_indices)
-
-    def reshape(self, *new_sizes) -> BCOO:
-        """The array reshaped (see `bcoo_reshape`)."""
-        if len(new_sizes) == 1 and not isinstance(new_sizes[0], int):
-            new_sizes = tuple(new_sizes[0])
-        return bcoo_reshape(self, new_sizes=new_sizes)
-
     def sort_indices(self) -> BCOO:
         """A copy with the indices in lexicographic order."""
         return bcoo_sort_indices(self)
@@ -220,31 +201,6 @@ class BCOO(JAXSparse):
         if remove_zeros:
             return bcoo_eliminate_zeros(self, nse=nse)
         return bcoo_sum_duplicates(self, nse=nse)
-
-    def __neg__(self):
-        return BCOO((-self.data, self.indices), shape=self.shape,
-                    indices_sorted=self.indices_sorted, unique_indices=self.unique_indices)
-
-    def __pos__(self):
-        return self
-
-    def __mul__(self, other):
-        return _multiply(self, other)
-
-    def __rmul__(self, other):
-        return _multiply(self, other)
-
-    def __truediv__(self, other):
-        if isinstance(other, BCOO):
-            raise NotImplementedError("Division by a sparse array is not implemented "
-                                      "because it would result in dense output.")
-        return _multiply(self, 1. / jnp.asarray(other))
-
-    def __matmul__(self, other):
-        return _matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _matmul(other, self)
 
 
 def _same_layout(mat, data, indices=None, **flags):
@@ -348,27 +304,40 @@ def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
     return _same_layout(out, jnp.where(valid, data, 0))
 
 
+def _group_permutation(mat, dimensions):
+    """`dimensions` (a permutation of `mat`'s axes) as (batch, sparse, dense) permutations
+    relative to each group's first axis; JAX's errors where it mixes the groups."""
+    if not isinstance(dimensions, (tuple, list, np.ndarray)):
+        raise _JAXTypeError("transpose permutation must be a tuple/list/ndarray, got "
+                            f"{type(dimensions)}.")
+    perm = tuple(operator.index(p) for p in dimensions)
+    if tuple(sorted(perm)) != tuple(range(mat.ndim)):
+        raise _JAXTypeError("transpose permutation isn't a permutation of operand dimensions, "
+                            f"got permutation {perm} for shape {mat.shape}.")
+    nb, ns = mat.n_batch, mat.n_sparse
+    b, s, d = perm[:nb], tuple(p - nb for p in perm[nb:nb + ns]), tuple(
+        p - nb - ns for p in perm[nb + ns:])
+    if nb and tuple(sorted(b)) != tuple(range(nb)):
+        raise _NotImplementedInAstjax("transpose permutation cannot permute batch axes with non-batch "
+                              f"axes; got permutation {perm}, with n_batch={nb}.")
+    if mat.n_dense and tuple(sorted(d)) != tuple(range(mat.n_dense)):
+        raise _NotImplementedInAstjax("transpose permutation cannot permute dense axes with non-dense "
+                              f"axes; got permutation {perm}, with n_dense={mat.n_dense}.")
+    return b, s, d
+
+
 def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
     """`mat` with axes permuted; batch, sparse and dense axes must each map among
     themselves (JAX's `sparse.bcoo_transpose`: indices unique if `mat`'s were, not
     marked sorted)."""
     _validate(mat)
-    perm = tuple(operator.index(p) for p in permutation)
-    if sorted(perm) != list(range(mat.ndim)):
-        raise _JAXValueError(f"Invalid permutation {perm} for shape {mat.shape}")
+    batch_perm, sparse_perm, dense_perm = _group_permutation(mat, permutation)
     nb, ns = mat.n_batch, mat.n_sparse
-    batch_perm, sparse_perm, dense_perm = perm[:nb], perm[nb:nb + ns], perm[nb + ns:]
-    if (sorted(batch_perm) != list(range(nb))
-            or sorted(sparse_perm) != list(range(nb, nb + ns))):
-        raise _JAXValueError(
-            "bcoo_transpose: permutation must not mix batch, sparse and dense dimensions; "
-            f"got {perm} for n_batch={nb}, n_sparse={ns}")
-    sparse_perm = [p - nb for p in sparse_perm]
-    data = mat.data.transpose(batch_perm + (nb,) + tuple(p - ns + 1 for p in dense_perm))
+    data = mat.data.transpose(batch_perm + (nb,) + tuple(p + nb + 1 for p in dense_perm))
     indices = mat.indices.transpose(batch_perm + (nb, nb + 1))
     if ns:
         indices = indices[..., np.array(sparse_perm, dtype=np.int64)]
-    return BCOO((data, indices), shape=tuple(mat.shape[p] for p in perm),
+    return BCOO((data, indices), shape=tuple(mat.shape[operator.index(p)] for p in permutation),
                 unique_indices=mat.unique_indices)
 
 
@@ -414,15 +383,6 @@ def bcoo_multiply_dense(sp_mat: BCOO, v):
                             f"to the sparse shape {sp_mat.shape}; got {shape}")
     v = jnp.broadcast_to(v, sp_mat.shape)
     return sp_mat.data * bcoo_extract(sp_mat, v, assume_unique=True).data
-
-
-def _multiply(mat: BCOO, other):
-    """`mat * other` for a scalar or dense `other` (a BCOO of `mat`'s indices)."""
-    if isinstance(other, BCOO):
-        raise NotImplementedError(
-            "BCOO * BCOO is not provided by astjax's sparse module (JAX's "
-            "bcoo_multiply_sparse); multiply by `other.todense()`")
-    return _same_layout(mat, bcoo_multiply_dense(mat, other))
 
 
 def _linear_keys(mat, indices):
@@ -498,26 +458,6 @@ def bcoo_eliminate_zeros(mat: BCOO, nse=None) -> BCOO:
     return bcoo_sum_duplicates(BCOO((data, indices), shape=mat.shape), nse=nse)
 
 
-def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None) -> BCOO:
-    """`mat` reshaped to `new_sizes` (JAX's `sparse.bcoo_reshape` for unbatched arrays
-    without dense dimensions: the indices are re-linearized)."""
-    if dimensions is not None:
-        raise NotImplementedError("bcoo_reshape with dimensions is not provided by astjax")
-    if mat.n_batch or mat.n_dense:
-        raise NotImplementedError("bcoo_reshape of a BCOO with batch or dense dimensions is "
-                                  "not provided by astjax")
-    new_sizes = tuple(operator.index(d) for d in new_sizes)
-    if -1 in new_sizes:
-        known = math.prod(d for d in new_sizes if d != -1)
-        new_sizes = tuple(mat.size // known if d == -1 else d for d in new_sizes)
-    if math.prod(new_sizes) != mat.size:
-        raise _JAXValueError(f"cannot reshape {mat.shape} into {new_sizes}")
-    key, size = _linear_keys(mat, mat.indices)
-    indices = _indices_at(key, key < size, new_sizes, mat.indices.dtype)
-    return BCOO((mat.data, indices), shape=new_sizes, indices_sorted=mat.indices_sorted,
-                unique_indices=mat.unique_indices)
-
-
 def _with_nse(mat, nse):
     """`mat` padded (zeros at out-of-range indices) or cut to `nse` entries."""
     if nse <= mat.nse:
@@ -578,16 +518,22 @@ def _index_tuple(dims):
     return tuple(operator.index(d) for d in dims)
 
 
+# the contraction of two BCOO arrays: `_bcoo_products.bcoo_spdot_general`, registered
+# there (it is built on this module's operations)
+_SPARSE_SPARSE_DOT: dict = {}
+
+
 def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
                      preferred_element_type=None, out_sharding=None):
-    """`lax.dot_general` with one operand a `BCOO` array; the result is dense (JAX's
-    `sparse.bcoo_dot_general`; `precision` and `out_sharding` are unused, as there)."""
+    """`lax.dot_general` with BCOO operands (JAX's `sparse.bcoo_dot_general`): a
+    sparse and a dense operand give a dense result, two sparse ones a BCOO result
+    (`bcoo_spdot_general`); `precision` and `out_sharding` are unused, as there."""
     del precision, out_sharding
     (lc, rc), (lb, rb) = dimension_numbers
     lc, rc, lb, rb = map(_index_tuple, (lc, rc, lb, rb))
     if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
-        raise _JAXTypeError("bcoo_dot_general of two BCOO arrays (a sparse result) is not "
-                           "provided by astjax; densify one operand with `.todense()`")
+        return _SPARSE_SPARSE_DOT["rule"](lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
+                                          preferred_element_type=preferred_element_type)
     if isinstance(lhs, BCOO):
         _validate(lhs)
         return _sparse_lhs(lhs, jnp.asarray(rhs), (lc, rc), (lb, rb), preferred_element_type)
@@ -604,36 +550,6 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
         return out.transpose(perm)
     return lax.dot_general(lhs, rhs, ((lc, rc), (lb, rb)),
                            preferred_element_type=preferred_element_type)
-
-
-def _matmul(a, b):
-    """`a @ b` with `a` or `b` a BCOO array (jnp.matmul's broadcasting), dense result."""
-    if isinstance(a, BCOO) and isinstance(b, BCOO):
-        raise _JAXTypeError("BCOO @ BCOO (a sparse result) is not provided by astjax; "
-                           "densify one operand with `.todense()`")
-    sparse_left = isinstance(a, BCOO)
-    sp, dense = (a, jnp.asarray(b)) if sparse_left else (b, jnp.asarray(a))
-    if sp.ndim == 0 or dense.ndim == 0:
-        raise _JAXTypeError("matmul: operands must have at least one dimension; got "
-                           f"shapes {a.shape} and {b.shape}")
-    if sp.ndim > 2 or sp.n_batch:
-        if (sp.ndim == dense.ndim and sp.n_batch == sp.ndim - 2
-                and sp.shape[:-2] == dense.shape[:-2]):
-            batch = tuple(range(sp.ndim - 2))
-            if sparse_left:
-                dn = ((sp.ndim - 1,), (dense.ndim - 2,)), (batch, batch)
-                return bcoo_dot_general(sp, dense, dimension_numbers=dn)
-            dn = ((dense.ndim - 1,), (sp.ndim - 2,)), (batch, batch)
-            return bcoo_dot_general(dense, sp, dimension_numbers=dn)
-        return jnp.matmul(a.todense() if sparse_left else a, b if sparse_left else b.todense())
-    if sparse_left:
-        # (m, n) @ (..., n, k): contract, then move m next to k, as matmul lays it out
-        c = dense.ndim - 2 if dense.ndim >= 2 else 0
-        out = bcoo_dot_general(sp, dense, dimension_numbers=(((sp.ndim - 1,), (c,)), ((), ())))
-        return jnp.moveaxis(out, 0, -2) if sp.ndim == 2 and dense.ndim > 2 else out
-    # (..., m, n) @ (n, k) or (n,)
-    out = bcoo_dot_general(dense, sp, dimension_numbers=(((dense.ndim - 1,), (0,)), ((), ())))
-    return out
 
 
 # -- vmap: a sparse array is mapped along one of its batch axes (JAX's vmappable types) ---

@@ -3,26 +3,35 @@ arguments by staging it on their dense stand-ins and evaluating the resulting ja
 with a sparse rule for every equation that reads a sparse value (JAX's interpreter:
 equations on dense values only are bound as they are).
 
-What JAX's rules refuse is refused here with JAX's error class and words
-(`NotImplementedError`): an operation whose result would be dense (`cos`, `exp`,
-comparisons, ...), `sparse + scalar`, `sparse - dense`, division by a sparse array."""
+`cond`, `while` and `scan` (over carries only, as JAX's rule) are staged again with
+the sparse operands, their bodies evaluated with the same rules. What JAX's rules
+refuse is refused here with JAX's error class and words (`NotImplementedError`): an
+operation whose result would be dense (`cos`, `exp`, comparisons, ...),
+`sparse + scalar`, `sparse - dense`, division by a sparse array, a scan over sparse
+or dense `xs`."""
 from __future__ import annotations
 
 import functools
 
 from astjax import api as _api
 from astjax import core as _core
+from astjax import lax as _lax
 from astjax import numpy as _jnp
 from astjax import tree_util as _tree_util
+from astjax.errors import JAXValueError as _JAXValueError
 from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 
 from .bcoo import BCOO
 from .bcoo import JAXSparse as _JAXSparse
-from .bcoo import bcoo_dot_general as _bcoo_dot_general
+from .bcoo import _validate
 from .bcoo import bcoo_multiply_dense as _bcoo_multiply_dense
 from .bcoo import bcoo_reduce_sum as _bcoo_reduce_sum
 from .bcoo import bcoo_sum_duplicates as _bcoo_sum_duplicates
 from .bcoo import bcoo_transpose as _bcoo_transpose
+from .bcoo import bcoo_concatenate as _bcoo_concatenate
+from . import _bcoo_slicing as _slicing
+from .bcoo import bcoo_dot_general as _bcoo_dot_general
+from ._bcoo_products import bcoo_multiply_sparse as _bcoo_multiply_sparse
 
 __all__ = ["sparsify"]
 
@@ -104,13 +113,11 @@ def _sub(x, y):
 
 def _mul(x, y, out_dtype=None):
     if out_dtype is not None:   # (lax.mul's mixed-precision result type)
-        raise _NotImplemented("sparsify: mul with an out_dtype")
+        x, y = (v.astype(out_dtype) for v in (x, y))
     if isinstance(x, BCOO) and isinstance(y, BCOO):
         if _same_indices(x, y) and x.unique_indices:
             return _with_data(x, x.data * y.data, unique_indices=True)
-        raise _NotImplemented(
-            "sparsify: the product of two sparse arrays with different indices "
-            "(JAX's bcoo_multiply_sparse) is not provided by astjax")
+        return _bcoo_multiply_sparse(x, y)
     sp, dense = (x, y) if isinstance(x, BCOO) else (y, x)
     return _with_data(sp, _bcoo_multiply_dense(sp, dense))
 
@@ -151,8 +158,72 @@ def _integer_pow(x, *, y):
     return _with_data(x, x.data ** y)
 
 
+def _dynamic_slice(x, *starts, slice_sizes):
+    if any(isinstance(i, _JAXSparse) for i in starts):
+        raise _NotImplemented("sparse rule for dynamic_slice with sparse start indices "
+                              "is not implemented.")
+    return _slicing.bcoo_dynamic_slice(x, starts, slice_sizes)
+
+
+def _gather(operand, start_indices, **params):
+    if isinstance(start_indices, _JAXSparse):
+        raise _NotImplemented("sparse rule for gather with sparse indices is not implemented.")
+    return _slicing.bcoo_gather(operand, start_indices, **params)
+
+
+def _jaxpr_fn(closed):
+    """A closed jaxpr as a function, evaluated with the sparse rules."""
+    return lambda *args: tuple(_eval_sparse(closed.jaxpr, closed.consts, list(args)))
+
+
+def _cond(index, *operands, branches, **params):
+    del params
+    if isinstance(index, _JAXSparse):
+        _unimplemented_sparse_operand("cond predicate")
+    return list(_lax.switch(index, [_jaxpr_fn(b) for b in branches], *operands))
+
+
+def _while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts = args[:cond_nconsts]
+    body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
+    init = tuple(args[cond_nconsts + body_nconsts:])
+    test, body = _jaxpr_fn(cond_jaxpr), _jaxpr_fn(body_jaxpr)
+    return list(_lax.while_loop(lambda c: test(*cond_consts, *c)[0],
+                                lambda c: body(*body_consts, *c), init))
+
+
+def _scan(*args, jaxpr, length, reverse, num_consts, num_carry, unroll=1, **params):
+    """A scan over carries only, as JAX's rule: scanned inputs raise its
+    NotImplementedError, stacked outputs its ValueError."""
+    del params
+    consts, carry = args[:num_consts], tuple(args[num_consts:num_consts + num_carry])
+    if len(args) > num_consts + num_carry:
+        raise _NotImplemented("sparse rule for scan with x values.")
+    if len(jaxpr.jaxpr.outvars) > num_carry:
+        raise _JAXValueError("sparsify: a scan with stacked outputs (ys) is not supported "
+                             "(JAX 0.10.2's rule fails on it as well)",
+                             hint="return the values in the carry instead")
+    step = _jaxpr_fn(jaxpr)
+    carry, _ = _lax.scan(lambda c, _x: (step(*consts, *c), None), carry, None,
+                         length=length, reverse=reverse, unroll=unroll)
+    return list(carry)
+
+
+def _unimplemented_sparse_operand(what):
+    raise _NotImplemented(f"sparse rule with a sparse {what} is not implemented.")
+
+
+def _concatenate(*operands, dimension):
+    return _bcoo_concatenate(operands, dimension=dimension)
+
+
 _RULES = {"add": _add, "sub": _sub, "mul": _mul, "div": _div, "reduce_sum": _reduce_sum,
-          "transpose": _transpose, "dot_general": _dot_general, "integer_pow": _integer_pow}
+          "transpose": _transpose, "dot_general": _dot_general, "integer_pow": _integer_pow,
+          "slice": _slicing.bcoo_slice, "dynamic_slice": _dynamic_slice,
+          "squeeze": _slicing.bcoo_squeeze, "rev": _slicing.bcoo_rev,
+          "broadcast_in_dim": _slicing.bcoo_broadcast_in_dim,
+          "reshape": _slicing.bcoo_reshape, "concatenate": _concatenate,
+          "gather": _gather, "cond": _cond, "while": _while, "scan": _scan}
 
 
 def _sparse_rule(prim):
@@ -186,6 +257,7 @@ def _eval_sparse(jaxpr, consts, args):
 
 
 def _own_indices(mat):
+    _validate(mat)
     out = _with_data(mat, mat.data)
     out._indices_ref = object()
     return out
