@@ -33,3 +33,37 @@ def test_an_outer_product_weight_cotangent_needs_no_transpose():
     text = jax.jit(jax.vmap(jax.grad(loss), in_axes=(None, 0))).lower(
         jnp.ones((8, 4)), jnp.ones((3, 8))).as_text()
     assert "stablehlo.transpose" not in text
+
+
+_RS = np.random.RandomState(0)
+A45 = _RS.uniform(-2, 2, (4, 5)).astype(np.float32)
+V45 = _RS.uniform(0.5, 2, (4, 5)).astype(np.float32)
+T45 = _RS.uniform(-1, 1, (4, 5)).astype(np.float32)
+
+
+def _svd_norm_grad2(ord_):
+    def h(x, w, v):
+        return jnp.sum(jax.grad(lambda x, w: jnp.linalg.norm(x, ord=ord_) * w)(x, w) * v)
+    return _bits(jax.jit(jax.grad(h))(A45, np.float32(1.3), V45))
+
+
+def test_svd_second_derivative_bits_are_jaxs():
+    # the svd JVP is JAX's formula op for op: the diagonal gathered / scattered (was a
+    # mask-and-sum), s as a row broadcast at each operation (was pre-broadcast: XLA then
+    # divides instead of multiplying by the reciprocal) and the identity as iota == iota
+    # (a literal identity is simplified otherwise); reduce_rule_sweep: norm_mat2 grad2
+    # 190 -> 0, norm_nuc grad2 251 -> 0, jvp 2 -> 0
+    assert _svd_norm_grad2("nuc") == [
+        1075883897, 1072964034, 3208706780, 1071444239, 1080592460, 1063979816, 3218828699,
+        1054245820, 3222086082, 3212503542, 3180622000, 1070547127, 3182707456, 1070546402,
+        1067076809, 1053103932, 1070182346, 3178643488, 1070066001, 1069578585]
+    assert _svd_norm_grad2(2) == [
+        3211651692, 3207006847, 3122664640, 3203561867, 1063524567, 3219532192, 3225151230,
+        1078343076, 1078354659, 1072607463, 3226559147, 3226073554, 1070284565, 1053404568,
+        1078812343, 1078248499, 1056016578, 1078460207, 1085516979, 3224604538]
+
+
+def test_svd_jvp_bits_are_jaxs():
+    def f(a, t):
+        return jax.jvp(lambda a: jnp.linalg.norm(a, ord="nuc"), (a,), (t,))[1]
+    assert _bits(jax.jit(f)(A45, T45)) == [3209217257]

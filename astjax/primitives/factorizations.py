@@ -32,6 +32,7 @@ from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inlin
                    nondiff, register)
 from .base import tangent_aval as _aval
 from .gather import GatherDimensionNumbers, GatherScatterMode
+from .scatter import ScatterDimensionNumbers
 from .linalg import triangular_solve_p
 from .while_loop import fori_loop
 
@@ -88,14 +89,45 @@ def _tri(x, lower, k=0):
 
 
 def _eye(x, n=None):
+    """The identity of x's dtype, (..., n, n) with x's batch dimensions, computed as
+    JAX's `lax._eye` (iota == iota, converted): XLA simplifies a literal identity
+    matrix otherwise, and the rule's results then round otherwise than JAX's."""
+    L = lax_ops()
     n = _aval(x).shape[-1] if n is None else n
-    return _const(x, np.eye(n), _aval(x).shape[:-2] + (n, n))
+    eye = L.convert_element_type(L.eq(L.broadcasted_iota(np.int32, (n, n), 0),
+                                      L.broadcasted_iota(np.int32, (n, n), 1)), _aval(x).dtype)
+    shape = _aval(x).shape[:-2] + (n, n)
+    return eye if len(shape) == 2 else L.broadcast_in_dim(eye, shape, (len(shape) - 2,
+                                                                       len(shape) - 1))
+
+
+def _diag_indices(n):
+    """[[0, 0], [1, 1], ...]: the (row, column) of each of n diagonal elements."""
+    return lax_ops().broadcasted_iota(np.int32, (n, 2), 0)
 
 
 def _diag(x):
-    """The diagonal of square matrices x: (..., n)."""
+    """The diagonal of square matrices x: (..., n), gathered (JAX's `_extract_diagonal`:
+    a mask-and-sum, whose sum XLA fuses into the reductions after it, rounds otherwise)."""
     L = lax_ops()
-    return L.reduce_sum(L.mul(x, _eye(x)), (_nd(x) - 1,))
+    nb, n = _nd(x) - 2, _aval(x).shape[-1]
+    dn = GatherDimensionNumbers(offset_dims=tuple(range(nb)), collapsed_slice_dims=(nb, nb + 1),
+                                start_index_map=(nb, nb + 1))
+    return L.gather(x, _diag_indices(n), dn, _aval(x).shape[:-2] + (1, 1),
+                    mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def _diag_matrix(d):
+    """Square matrices with diagonal d (..., n), zero elsewhere, scattered into zeros
+    (JAX's `_construct_diagonal`)."""
+    L = lax_ops()
+    a = _aval(d)
+    nb, n = a.ndim - 1, a.shape[-1]
+    dn = ScatterDimensionNumbers(update_window_dims=tuple(range(nb)),
+                                 inserted_window_dims=(nb, nb + 1),
+                                 scatter_dims_to_operand_dims=(nb, nb + 1))
+    return L.scatter(L.full(a.shape + (n,), 0, a.dtype), _diag_indices(n), d, dn,
+                     mode=GatherScatterMode.FILL_OR_DROP)
 
 
 def _as_row(w, shape):
@@ -668,28 +700,30 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     ds = _diag(L.real(dS) if _is_complex(dS) else dS)
     if not compute_uv:
         return outs, [ds]
+    # JAX 0.10.2's formula, op for op: s as a row s[..., None, :] broadcast by each
+    # operation (XLA divides by a broadcast row as a multiply by its reciprocal, as in
+    # JAX's program, only when the broadcast sits at the division)
     k = _aval(s).shape[-1]
-    sq = _aval(s).shape[:-1] + (k, k)
-    row, col = _as_row(s, sq), _as_col(s, sq)
-    s_diffs = L.mul(L.add(row, col), L.sub(row, col))
-    eye = _eye(row)
-    F = L.sub(L.div(_const(row, 1.0), L.add(s_diffs, eye)), eye)
-    Fc, rowc, colc = _cast(F, dt), _cast(row, dt), _cast(col, dt)
-    dSS, SdS = L.mul(rowc, dS), L.mul(colc, dS)
-    s_zeros = _cast(L.eq(s, _const(s, 0.0)), _aval(s).dtype)
-    s_inv = L.sub(L.div(_const(s, 1.0), L.add(s, s_zeros)), s_zeros)
-    s_inv_mat = L.mul(_as_row(_cast(s_inv, dt), sq), _cast(eye, dt))
-    dUdV_diag = L.mul(L.mul(L.sub(dS, _H(dS)), _const(dS, 0.5, ())), s_inv_mat)
+    nb = _aval(s).ndim - 1
+    s_dim = L.broadcast_in_dim(s, _aval(s).shape[:-1] + (1, k), tuple(range(nb)) + (nb + 1,))
+    s_dimT = _T(s_dim)
+    s_diffs = L.mul(L.add(s_dim, s_dimT), L.sub(s_dim, s_dimT))
+    eye = _eye(s_diffs)
+    F = L.sub(L.div(_const(s_diffs, 1.0, ()), L.add(s_diffs, eye)), eye)
+    Fc, rowc = _cast(F, dt), _cast(s_dim, dt)
+    dSS, SdS = L.mul(rowc, dS), L.mul(_T(rowc), dS)
+    s_zeros = _cast(L.eq(s, _const(s, 0.0, ())), _aval(s).dtype)
+    s_inv = L.sub(L.div(_const(s, 1.0, ()), L.add(s, s_zeros)), s_zeros)
+    s_inv_mat = _cast(_diag_matrix(s_inv), dt)
+    dUdV_diag = L.mul(L.mul(_const(dS, 0.5, ()), L.sub(dS, _H(dS))), s_inv_mat)
     dU = _mm(U, L.add(L.mul(Fc, L.add(dSS, _H(dSS))), dUdV_diag))
     dV = _mm(V, L.mul(Fc, L.add(SdS, _H(SdS))))
     if m > n:
         dAV = _mm(dA, V)
-        dU = L.add(dU, L.div(L.sub(dAV, _mm(U, _mm(Ut, dAV))),
-                             _as_row(_cast(s, dt), _aval(dAV).shape)))
+        dU = L.add(dU, L.div(L.sub(dAV, _mm(U, _mm(Ut, dAV))), rowc))
     if n > m:
         dAHU = _mm(_H(dA), U)
-        dV = L.add(dV, L.div(L.sub(dAHU, _mm(V, _mm(Vt, dAHU))),
-                             _as_row(_cast(s, dt), _aval(dAHU).shape)))
+        dV = L.add(dV, L.div(L.sub(dAHU, _mm(V, _mm(Vt, dAHU))), rowc))
     return outs, [ds, dU, _H(dV)]
 
 
