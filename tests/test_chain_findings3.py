@@ -67,3 +67,25 @@ def test_svd_jvp_bits_are_jaxs():
     def f(a, t):
         return jax.jvp(lambda a: jnp.linalg.norm(a, ord="nuc"), (a,), (t,))[1]
     assert _bits(jax.jit(f)(A45, T45)) == [3209217257]
+
+
+def test_percentile_jvp_bits_are_jaxs():
+    # ranks are read with one gather, as JAX's indexing (a one-hot masked sum, fused by
+    # XLA with the interpolation, rounded the tangent otherwise: 4 of these 16 off by
+    # one ulp); reduce_rule_sweep percentile jvp 4 -> 0
+    rs = np.random.RandomState(sum(map(ord, "percentile")))
+    x = rs.uniform(-2, 2, (16, 4, 5)).astype(np.float32)
+    t = rs.uniform(-1, 1, (16, 4, 5)).astype(np.float32)
+    got = jax.jit(jax.vmap(lambda a, t: jax.jvp(lambda a: jnp.percentile(a, 40.0),
+                                                (a,), (t,))[1]))(x, t)
+    assert _bits(got) == [
+        3196510498, 3205090488, 3185977261, 3173407544, 1059508620, 1052105888, 1050270621,
+        1045479734, 1061824986, 1040438838, 3195495560, 3199544848, 1061525062, 3196652386,
+        3193297504, 1031309713]
+
+
+def test_a_negative_zero_rank_keeps_its_sign():
+    # (the masked sum added +0.0s to it: +0.0 where JAX returns -0.0)
+    assert np.signbit(np.asarray(jnp.quantile(jnp.array([-0.0, 1.0]), 0.0, method="lower")))
+    assert np.signbit(np.asarray(jnp.median(jnp.array([-0.0, -0.0, 1.0]))))
+    assert jnp.quantile(np.zeros((3, 0), np.float32), 0.5, axis=0).shape == (0,)
