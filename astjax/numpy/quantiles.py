@@ -2,8 +2,8 @@
 with `method='inverted_cdf'`), median / nanmedian, as JAX 0.10.2 computes them.
 
 The reduced axes are moved last and flattened, the data sorted along that axis, and
-ranks read back with a one-hot contraction (`_take_rank`), so no gather is needed and
-`grad` flows to the data through the sort. Weighted quantiles (JAX's only weighted
+ranks read back with one gather (`_take_rank`, as JAX's indexing); `grad` flows to the
+data through the gather and the sort. Weighted quantiles (JAX's only weighted
 method is 'inverted_cdf') sort the weights with the data, and pick the first sorted
 value whose running weight reaches `q` times the total weight."""
 from __future__ import annotations
@@ -35,15 +35,21 @@ def _dt(x):
 
 
 def _take_rank(sorted_a, idx):
-    """sorted_a[..., idx] for integer idx of shape Q + batch (one-hot contraction)."""
-    n = core.get_aval(sorted_a).shape[-1]
+    """sorted_a[..., idx] for integer idx of shape Q + batch: one gather of a rank per
+    batch element (JAX's `a[tuple(index)]`; a one-hot masked sum, which XLA fuses with
+    the interpolation after it, rounds the JVP otherwise, and loses a -0.0)."""
     ia = core.get_aval(idx)
     sa = core.get_aval(sorted_a)
-    a = lax.reshape(sorted_a, (1,) * (ia.ndim - (sa.ndim - 1)) + sa.shape)
-    a = uf.broadcast_to_shape(a, ia.shape + (n,))
-    iota = lax.broadcasted_iota(ia.dtype, ia.shape + (n,), ia.ndim)
-    hit = lax.eq(iota, lax.broadcast_in_dim(idx, ia.shape + (n,), tuple(range(ia.ndim))))
-    return _sum(where(hit, a, np.asarray(0, sa.dtype)[()]), axis=-1)
+    nb = sa.ndim - 1
+    if 0 in ia.shape:   # nothing to read (an empty batch: no slice of `sorted_a` exists)
+        return lax.full(ia.shape, 0, sa.dtype)
+    coords = [lax.broadcasted_iota(ia.dtype, ia.shape + (1,), ia.ndim - nb + d)
+              for d in range(nb)]
+    coords.append(lax.reshape(idx, ia.shape + (1,)))
+    dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=tuple(range(sa.ndim)),
+                                    start_index_map=tuple(range(sa.ndim)))
+    return lax.gather(sorted_a, lax.concatenate(coords, ia.ndim), dn, (1,) * sa.ndim,
+                      mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 def _check_weights(a, weights, axis, method):

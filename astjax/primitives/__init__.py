@@ -41,6 +41,7 @@ from . import spmd  # noqa: F401,E402  (sharding_constraint, reshard: one value'
 from . import shard_map  # noqa: F401,E402  (shard_map: a per-device body; partitioned programs)
 from . import collectives_p2p  # noqa: F401,E402  (pbroadcast, psend, precv, ragged_all_to_all)
 from . import fft  # noqa: F401,E402  (lax.fft on stablehlo.fft)
+from . import matrix_rules  # noqa: F401,E402  (the factorization JVP rules' matrix helpers)
 from . import factorizations  # noqa: F401,E402  (LAPACK custom calls: lu, qr, eigh, svd, eig)
 from . import schur  # noqa: F401,E402  (schur: LAPACK gees)
 from . import householder  # noqa: F401,E402  (geqrf, householder_product, hessenberg)

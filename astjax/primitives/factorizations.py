@@ -15,7 +15,7 @@ kernels loop over leading dimensions). Outputs come in JAX's order:
 - `eig(a, compute_left_eigenvectors, compute_right_eigenvectors)` -> (w, [vl], [vr]).
 
 The JVP rules are written with the `lax` wrappers of earlier families (`_mm`,
-`_H`, ... below) and staged wherever the pass runs.
+`_H`, ...: primitives/matrix_rules.py) and staged wherever the pass runs.
 """
 from __future__ import annotations
 
@@ -33,110 +33,15 @@ from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inlin
 from .base import tangent_aval as _aval
 from .gather import GatherDimensionNumbers, GatherScatterMode
 from .linalg import triangular_solve_p
+from .matrix_rules import (_H, _T, _as_col, _as_row, _cast, _const, _diag, _diag_matrix, _eye,
+                           _is_complex, _mm, _nd, _slice, _tri, permute_rows)
 from .while_loop import fori_loop
 
 __all__ = ["lu_p", "qr_p", "eigh_p", "svd_p", "eig_p", "lu", "qr", "eigh", "svd",
            "eig", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p",
            "EighImplementation", "SvdAlgorithm"]
 
-# ---- helpers shared by the JVP rules (lax wrappers on possibly batched matrices) -----
-
-
-def _nd(x):
-    return _aval(x).ndim
-
-
-def _mm(a, b):
-    """a @ b over the trailing two dimensions, leading dimensions batch."""
-    L = lax_ops()
-    nb = _nd(a) - 2
-    batch = tuple(range(nb))
-    return L.dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)),
-                         precision=L.Precision.HIGHEST)
-
-
-def _T(x):
-    n = _nd(x)
-    return lax_ops().transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
-
-
-def _is_complex(x):
-    return dtypes.issubdtype(_aval(x).dtype, np.complexfloating)
-
-
-def _H(x):
-    t = _T(x)
-    return lax_ops().conj(t) if _is_complex(x) else t
-
-
-def _const(x, value, shape=None):
-    """A constant of x's dtype broadcast to `shape` (x's shape by default); `value`
-    may be an array of trailing dimensions."""
-    a = _aval(x)
-    shape = a.shape if shape is None else tuple(shape)
-    v = np.asarray(value, a.dtype)
-    return lax_ops().broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape))))
-
-
-def _tri(x, lower, k=0):
-    """The lower (j <= i + k) or upper (j >= i + k) triangle of x's matrices."""
-    m, n = _aval(x).shape[-2:]
-    mask = np.tri(m, n, k, dtype=bool) if lower else ~np.tri(m, n, k - 1, dtype=bool)
-    L = lax_ops()
-    return L.select(L.broadcast_in_dim(mask, _aval(x).shape, (_nd(x) - 2, _nd(x) - 1)), x,
-                    _const(x, 0))
-
-
-def _eye(x, n=None):
-    n = _aval(x).shape[-1] if n is None else n
-    return _const(x, np.eye(n), _aval(x).shape[:-2] + (n, n))
-
-
-def _diag(x):
-    """The diagonal of square matrices x: (..., n)."""
-    L = lax_ops()
-    return L.reduce_sum(L.mul(x, _eye(x)), (_nd(x) - 1,))
-
-
-def _as_row(w, shape):
-    """w (..., n) as w[..., None, :] broadcast to `shape` (..., m, n)."""
-    nd = len(shape)
-    return lax_ops().broadcast_in_dim(w, shape, tuple(range(nd - 2)) + (nd - 1,))
-
-
-def _as_col(w, shape):
-    """w (..., m) as w[..., :, None] broadcast to `shape` (..., m, n)."""
-    nd = len(shape)
-    return lax_ops().broadcast_in_dim(w, shape, tuple(range(nd - 2)) + (nd - 2,))
-
-
-def _cast(x, dtype):
-    return lax_ops().convert_element_type(x, dtype) if _aval(x).dtype != dtype else x
-
-
-def _slice(x, rows=None, cols=None, row0=0, col0=0):
-    a = _aval(x)
-    m, n = a.shape[-2:]
-    rows = m if rows is None else rows
-    cols = n if cols is None else cols
-    return lax_ops().slice(x, (0,) * (a.ndim - 2) + (row0, col0),
-                           a.shape[:-2] + (row0 + rows, col0 + cols))
-
-
-def permute_rows(x, perm):
-    """x[..., perm, :] for x (..., m, n) and perm (..., m) int32 in [0, m) with the same
-    batch dimensions: one gather of whole rows (no one-hot product: that costs m^2 n
-    and rounds)."""
-    L = lax_ops()
-    nb = _nd(x) - 2
-    batch = tuple(range(nb))
-    dn = GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,),
-                                start_index_map=(nb,), operand_batching_dims=batch,
-                                start_indices_batching_dims=batch)
-    rows = L.reshape(perm, _aval(perm).shape + (1,))
-    return L.gather(x, rows, dn, (1,) * (nb + 1) + (_aval(x).shape[-1],),
-                    indices_are_sorted=False, unique_indices=False,
-                    mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+# ---- helpers shared by the JVP rules -------------------------------------------------
 
 
 def _ts(a, b, **kw):
@@ -668,28 +573,30 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     ds = _diag(L.real(dS) if _is_complex(dS) else dS)
     if not compute_uv:
         return outs, [ds]
+    # JAX 0.10.2's formula, op for op: s as a row s[..., None, :] broadcast by each
+    # operation (XLA divides by a broadcast row as a multiply by its reciprocal, as in
+    # JAX's program, only when the broadcast sits at the division)
     k = _aval(s).shape[-1]
-    sq = _aval(s).shape[:-1] + (k, k)
-    row, col = _as_row(s, sq), _as_col(s, sq)
-    s_diffs = L.mul(L.add(row, col), L.sub(row, col))
-    eye = _eye(row)
-    F = L.sub(L.div(_const(row, 1.0), L.add(s_diffs, eye)), eye)
-    Fc, rowc, colc = _cast(F, dt), _cast(row, dt), _cast(col, dt)
-    dSS, SdS = L.mul(rowc, dS), L.mul(colc, dS)
-    s_zeros = _cast(L.eq(s, _const(s, 0.0)), _aval(s).dtype)
-    s_inv = L.sub(L.div(_const(s, 1.0), L.add(s, s_zeros)), s_zeros)
-    s_inv_mat = L.mul(_as_row(_cast(s_inv, dt), sq), _cast(eye, dt))
-    dUdV_diag = L.mul(L.mul(L.sub(dS, _H(dS)), _const(dS, 0.5, ())), s_inv_mat)
+    nb = _aval(s).ndim - 1
+    s_dim = L.broadcast_in_dim(s, _aval(s).shape[:-1] + (1, k), tuple(range(nb)) + (nb + 1,))
+    s_dimT = _T(s_dim)
+    s_diffs = L.mul(L.add(s_dim, s_dimT), L.sub(s_dim, s_dimT))
+    eye = _eye(s_diffs)
+    F = L.sub(L.div(_const(s_diffs, 1.0, ()), L.add(s_diffs, eye)), eye)
+    Fc, rowc = _cast(F, dt), _cast(s_dim, dt)
+    dSS, SdS = L.mul(rowc, dS), L.mul(_T(rowc), dS)
+    s_zeros = _cast(L.eq(s, _const(s, 0.0, ())), _aval(s).dtype)
+    s_inv = L.sub(L.div(_const(s, 1.0, ()), L.add(s, s_zeros)), s_zeros)
+    s_inv_mat = _cast(_diag_matrix(s_inv), dt)
+    dUdV_diag = L.mul(L.mul(_const(dS, 0.5, ()), L.sub(dS, _H(dS))), s_inv_mat)
     dU = _mm(U, L.add(L.mul(Fc, L.add(dSS, _H(dSS))), dUdV_diag))
     dV = _mm(V, L.mul(Fc, L.add(SdS, _H(SdS))))
     if m > n:
         dAV = _mm(dA, V)
-        dU = L.add(dU, L.div(L.sub(dAV, _mm(U, _mm(Ut, dAV))),
-                             _as_row(_cast(s, dt), _aval(dAV).shape)))
+        dU = L.add(dU, L.div(L.sub(dAV, _mm(U, _mm(Ut, dAV))), rowc))
     if n > m:
         dAHU = _mm(_H(dA), U)
-        dV = L.add(dV, L.div(L.sub(dAHU, _mm(V, _mm(Vt, dAHU))),
-                             _as_row(_cast(s, dt), _aval(dAHU).shape)))
+        dV = L.add(dV, L.div(L.sub(dAHU, _mm(V, _mm(Vt, dAHU))), rowc))
     return outs, [ds, dU, _H(dV)]
 
 

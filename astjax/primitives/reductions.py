@@ -359,13 +359,18 @@ def _remaining(original, *removed_lists):
 
 
 def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, preferred_element_type=None,
-                       **params):
+                       swap_ans=False, **params):
+    # JAX 0.10.2's formula (same product, same operand order, then a transpose), so
+    # the cotangent's bits are JAX's; `swap_ans`: x is the product's right operand
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_ndim = x_aval.ndim
     y_aval = _aval(y)
     x_kept = _remaining(range(x_ndim), x_contract, x_batch)
     y_kept = _remaining(range(y_aval.ndim), y_contract, y_batch)
-    ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
     dims = ((ans_y, y_kept), (ans_batch, y_batch))
     x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
@@ -379,15 +384,20 @@ def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, preferred_element_ty
 
 def _dot_transpose_rhs(ct, x, y_aval, *, dimension_numbers, preferred_element_type=None,
                        **params):
-    # y's cotangent is computed as dot_general(x, ct), not as the lhs rule's
-    # dot_general(ct, x) followed by a transpose: its free axes then come out in y's
-    # axis order for the usual layouts (a weight [contracting..., kept...]), so no
-    # transpose follows. XLA folds that transpose into a real matrix product, but not
-    # into the outer product a per-example weight gradient is (vmap of a one-row
-    # `x @ W`): there it became a transposing fusion plus a copy per weight.
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_aval = _aval(x)
     x_kept = _remaining(range(x_aval.ndim), x_contract, x_batch)
+    if int(np.prod([x_aval.shape[a] for a in x_kept])) != 1:
+        # a real sum over x's free axes: JAX's formula (the lhs rule, operands swapped),
+        # whose summation order XLA keeps -- so the bits are JAX's
+        return _dot_transpose_lhs(ct, y_aval, x, dimension_numbers=(
+            (y_contract, x_contract), (y_batch, x_batch)), swap_ans=True, **params)
+    # An outer product (each element one x * ct, the same bits in either operand
+    # order): dot_general(x, ct), its free axes in y's axis order for the usual layouts
+    # (a weight [contracting..., kept...]), so no transpose follows. XLA folds JAX's
+    # transpose into a real matrix product, but not into the outer product a
+    # per-example weight gradient is (vmap of a one-row `x @ W`): there it became a
+    # transposing fusion plus a copy per weight.
     y_kept = _remaining(range(y_aval.ndim), y_contract, y_batch)
     ans_batch, ans_x, _ = _ranges_like(x_batch, x_kept, y_kept)
     # the product's axes: batch (paired as x_batch), x's contracting axes in x's order

@@ -6,7 +6,8 @@ swept in bits against JAX 0.10.2 (one process stores JAX's results, another astj
 For every case `f` (jnp.max/min with ties, amax, take_along_axis of argmax, sum, mean,
 prod, var, std, the cumulative reductions, linalg.norm's orders and axes, nn.softmax /
 log_softmax / logsumexp / standardize, dot / matmul / einsum / tensordot / vdot / inner,
-sort / argsort / median / quantile) on random float32 inputs: `jit(grad)` of the
+sort / argsort / median / quantile, the factorizations: det, slogdet, inv, solve,
+cholesky, eigh, qr, svd, pinv, lu) on random float32 inputs: `jit(grad)` of the
 weighted sum `L = sum(f(*args) * w)` per input, `jit(vmap(grad(L)))` over a batch,
 `jit(vmap(jvp(f)))`, and the grad of a weighted sum of `grad(L)` (grad-of-grad).
 Prints, per case and transform, the count of float32 results whose bits differ from
@@ -29,6 +30,7 @@ jnp = nn = lax = None  # the library under test's modules, bound by `_bind`
 
 B, N = 16, 8  # batch size of the vmapped transforms; inputs of the per-input jit(grad)
 S = (4, 5)
+Q = (4, 4)
 
 # name: (f, shapes of the differentiated arguments, input kind)
 CASES = {
@@ -96,6 +98,19 @@ CASES = {
     "quantile": (lambda x: jnp.quantile(x, 0.3, axis=1), [S], "u"),
     "quantile_nearest": (lambda x: jnp.quantile(x, 0.7, axis=0, method="nearest"), [S], "u"),
     "percentile": (lambda x: jnp.percentile(x, 40.0), [S], "u"),
+    # the factorizations' JVP rules (square matrices)
+    "det": (lambda x: jnp.linalg.det(x), [Q], "u"),
+    "slogdet": (lambda x: jnp.linalg.slogdet(x)[1], [Q], "u"),
+    "inv": (lambda x: jnp.linalg.inv(x), [Q], "u"),
+    "solve": (lambda x, y: jnp.linalg.solve(x, y), [Q, (4,)], "u"),
+    "cholesky": (lambda x: jnp.linalg.cholesky(x @ x.T + 4.0 * jnp.eye(4)), [Q], "u"),
+    "eigvalsh": (lambda x: jnp.linalg.eigvalsh(x + x.T), [Q], "u"),
+    "eigh_v": (lambda x: jnp.abs(jnp.linalg.eigh(x + x.T)[1]), [Q], "u"),
+    "qr_r": (lambda x: jnp.abs(jnp.linalg.qr(x)[1]), [S], "u"),
+    "svd_s": (lambda x: jnp.linalg.svd(x, compute_uv=False), [S], "u"),
+    "svd_u": (lambda x: jnp.abs(jnp.linalg.svd(x, full_matrices=False)[0]), [S], "u"),
+    "pinv": (lambda x: jnp.linalg.pinv(x), [S], "u"),
+    "lu_u": (lambda x: jax_lu(x), [Q], "u"),
 }
 
 TRANSFORMS = ("jit_grad", "vmap_grad", "jvp", "grad2")
@@ -104,6 +119,11 @@ TRANSFORMS = ("jit_grad", "vmap_grad", "jvp", "grad2")
 def _bind(lib):
     global jnp, nn, lax
     jnp, nn, lax = lib.numpy, lib.nn, lib.lax
+
+
+def jax_lu(x):
+    """The packed LU factors of x (lax.linalg.lu), pivoting away from the weights."""
+    return lax.linalg.lu(x)[0]
 
 
 def _draw(rs, shape, kind):
@@ -173,7 +193,7 @@ def store(libname, path, pattern):
     _bind(lib)
     res = {}
     for name in CASES:
-        if pattern and pattern not in name:
+        if pattern and not any(k in name for k in pattern.split(",")):
             continue
         for t, r in run_case(lib, name).items():
             res[f"{name}/{t}"] = r if isinstance(r, np.ndarray) else np.array(r)
@@ -222,7 +242,8 @@ def compare(jax_path, ast_path):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("-k", default="", help="only the cases whose name contains this")
+    p.add_argument("-k", default="", help="only the cases whose name contains this "
+                   "(or one of these, comma-separated)")
     p.add_argument("--store", nargs=2, metavar=("LIB", "PATH"), help=argparse.SUPPRESS)
     p.add_argument("--keep", help="directory keeping JAX's results between runs")
     args = p.parse_args()

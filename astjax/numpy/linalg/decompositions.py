@@ -11,6 +11,7 @@ Derivatives come from the primitives' JVP rules.
 from __future__ import annotations
 
 import collections
+import functools
 
 import numpy as np
 
@@ -441,12 +442,18 @@ def eigvals(a):
 
 def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     """The Moore-Penrose pseudo-inverse: singular values at most rtol * s_max are
-    dropped (default rtol = 10 * max(m, n) * eps)."""
+    dropped (default rtol = 10 * max(m, n) * eps); differentiated by JAX's rule (Golub
+    and Pereyra's derivative of the pseudo-inverse), not through the SVD."""
     if rcond is not None:
         if rtol is not None:
             raise ArgumentValueError("pinv: only one of rtol and rcond may be specified.")
         rtol = rcond
-    a = _inexact("pinv", a)
+    return _pinv(_inexact("pinv", a), rtol, bool(hermitian))
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1, 2))
+@library_jit(static_argnums=(2,))
+def _pinv(a, rtol, hermitian):
     m, n = _shape(a)[-2:]
     a = uf.conjugate(a)
     if rtol is None:
@@ -460,6 +467,39 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     out = _matmul(_mT(vh), uf.true_divide(_mT(u), lax.expand_dims(s, (nd,))),
                   precision=lax.Precision.HIGHEST)
     return lax.convert_element_type(out, _dt(a))
+
+
+def _pinv_jvp(rtol, hermitian, primals, tangents):
+    # JAX 0.10.2's formula, in its association order (so the tangent's bits are JAX's)
+    a, = primals
+    a_dot, = tangents
+    p = _pinv(a, rtol, hermitian)
+
+    def mm(x, y):
+        return _matmul(x, y, precision=lax.Precision.HIGHEST)
+    if hermitian:   # (the SVD of a Hermitian matrix symmetrizes its input)
+        a, a_dot = _symmetrize(a), _symmetrize(a_dot)
+    m, n = _shape(a)[-2:]
+    if m >= n:
+        s = mm(mm(p, _mH(p)), _mH(a_dot))
+        t = mm(mm(_mH(a_dot), _mH(p)), p)
+        p_dot = mm(uf.negative(mm(p, a_dot)), p)
+        p_dot = uf.subtract(uf.add(p_dot, s), mm(mm(s, a), p))
+        p_dot = uf.subtract(uf.add(p_dot, t), mm(mm(p, a), t))
+    else:
+        s = mm(p, mm(_mH(p), _mH(a_dot)))
+        t = mm(_mH(a_dot), mm(_mH(p), p))
+        p_dot = mm(uf.negative(p), mm(a_dot, p))
+        p_dot = uf.subtract(uf.add(p_dot, s), mm(s, mm(a, p)))
+        p_dot = uf.subtract(uf.add(p_dot, t), mm(p, mm(a, t)))
+    return p, p_dot
+
+
+_pinv.defjvp(_pinv_jvp)
+
+
+def _symmetrize(x):
+    return uf.true_divide(uf.add(x, _mH(x)), 2)
 
 
 def _mT(x):

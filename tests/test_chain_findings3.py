@@ -1,0 +1,102 @@
+"""Findings of the transformation-chain and derivative-rule sweeps, third round
+(tests/fuzz/chain_sweep.py depth 3, tests/fuzz/reduce_rule_sweep.py): derivatives whose
+float32 bits must be JAX 0.10.2's (JAX's results stored as literal bits)."""
+import numpy as np
+
+import astjax as jax
+import astjax.numpy as jnp
+
+
+def _bits(a):
+    return np.asarray(a).ravel().view(np.uint32).tolist()
+
+
+def test_per_example_dot_weight_cotangent_bits_are_jaxs():
+    # a right operand's cotangent summing over x's free axis is JAX's dot_general(ct, x)
+    # + transpose (astjax's dot_general(x, ct) summed in another order: 1-3 ulps off);
+    # reduce_rule_sweep: dot / matmul / einsum / tensordot / inner vmap_grad 614 -> 0
+    def loss(x, y, w):
+        return jnp.sum(jnp.dot(x, y) * w)
+    rs = np.random.RandomState(8)
+    x = rs.uniform(-2, 2, (2, 8, 2)).astype(np.float32)
+    y = rs.uniform(-2, 2, (2, 2, 1)).astype(np.float32)
+    w = rs.uniform(0.5, 2, (8, 1)).astype(np.float32)
+    got = jax.jit(jax.vmap(jax.grad(loss, 1), in_axes=(0, 0, None)))(x, y, w)
+    assert _bits(got) == [1078874000, 3190149533, 3240528093, 1090372878]
+
+
+def test_an_outer_product_weight_cotangent_needs_no_transpose():
+    # (the outer-product case keeps dot_general(x, ct) in y's axis order: the same
+    # bits as JAX's, one fusion per weight where JAX's leaves a transpose and a copy)
+    def loss(w, a):
+        return jnp.sum(jnp.tanh(a[None] @ w))
+    text = jax.jit(jax.vmap(jax.grad(loss), in_axes=(None, 0))).lower(
+        jnp.ones((8, 4)), jnp.ones((3, 8))).as_text()
+    assert "stablehlo.transpose" not in text
+
+
+_RS = np.random.RandomState(0)
+A45 = _RS.uniform(-2, 2, (4, 5)).astype(np.float32)
+V45 = _RS.uniform(0.5, 2, (4, 5)).astype(np.float32)
+T45 = _RS.uniform(-1, 1, (4, 5)).astype(np.float32)
+
+
+def _svd_norm_grad2(ord_):
+    def h(x, w, v):
+        return jnp.sum(jax.grad(lambda x, w: jnp.linalg.norm(x, ord=ord_) * w)(x, w) * v)
+    return _bits(jax.jit(jax.grad(h))(A45, np.float32(1.3), V45))
+
+
+def test_svd_second_derivative_bits_are_jaxs():
+    # the svd JVP is JAX's formula op for op: the diagonal gathered / scattered (was a
+    # mask-and-sum), s as a row broadcast at each operation (was pre-broadcast: XLA then
+    # divides instead of multiplying by the reciprocal) and the identity as iota == iota
+    # (a literal identity is simplified otherwise); reduce_rule_sweep: norm_mat2 grad2
+    # 190 -> 0, norm_nuc grad2 251 -> 0, jvp 2 -> 0
+    assert _svd_norm_grad2("nuc") == [
+        1075883897, 1072964034, 3208706780, 1071444239, 1080592460, 1063979816, 3218828699,
+        1054245820, 3222086082, 3212503542, 3180622000, 1070547127, 3182707456, 1070546402,
+        1067076809, 1053103932, 1070182346, 3178643488, 1070066001, 1069578585]
+    assert _svd_norm_grad2(2) == [
+        3211651692, 3207006847, 3122664640, 3203561867, 1063524567, 3219532192, 3225151230,
+        1078343076, 1078354659, 1072607463, 3226559147, 3226073554, 1070284565, 1053404568,
+        1078812343, 1078248499, 1056016578, 1078460207, 1085516979, 3224604538]
+
+
+def test_svd_jvp_bits_are_jaxs():
+    def f(a, t):
+        return jax.jvp(lambda a: jnp.linalg.norm(a, ord="nuc"), (a,), (t,))[1]
+    assert _bits(jax.jit(f)(A45, T45)) == [3209217257]
+
+
+def test_percentile_jvp_bits_are_jaxs():
+    # ranks are read with one gather, as JAX's indexing (a one-hot masked sum, fused by
+    # XLA with the interpolation, rounded the tangent otherwise: 4 of these 16 off by
+    # one ulp); reduce_rule_sweep percentile jvp 4 -> 0
+    rs = np.random.RandomState(sum(map(ord, "percentile")))
+    x = rs.uniform(-2, 2, (16, 4, 5)).astype(np.float32)
+    t = rs.uniform(-1, 1, (16, 4, 5)).astype(np.float32)
+    got = jax.jit(jax.vmap(lambda a, t: jax.jvp(lambda a: jnp.percentile(a, 40.0),
+                                                (a,), (t,))[1]))(x, t)
+    assert _bits(got) == [
+        3196510498, 3205090488, 3185977261, 3173407544, 1059508620, 1052105888, 1050270621,
+        1045479734, 1061824986, 1040438838, 3195495560, 3199544848, 1061525062, 3196652386,
+        3193297504, 1031309713]
+
+
+def test_a_negative_zero_rank_keeps_its_sign():
+    # (the masked sum added +0.0s to it: +0.0 where JAX returns -0.0)
+    assert np.signbit(np.asarray(jnp.quantile(jnp.array([-0.0, 1.0]), 0.0, method="lower")))
+    assert np.signbit(np.asarray(jnp.median(jnp.array([-0.0, -0.0, 1.0]))))
+    assert jnp.quantile(np.zeros((3, 0), np.float32), 0.5, axis=0).shape == (0,)
+
+
+def test_pinv_is_differentiated_by_jaxs_rule():
+    # jnp.linalg.pinv is a custom_jvp function with JAX's rule (Golub and Pereyra's
+    # derivative, in JAX's association order), as in JAX; astjax differentiated through
+    # the SVD (up to ~1900 ulps off JAX's; reduce_rule_sweep pinv 1092 -> 0 of 1440)
+    eqns = jax.make_jaxpr(jnp.linalg.pinv)(A45).eqns
+    assert [e.primitive.name for e in eqns] == ["custom_jvp_call"]
+    g = jax.jit(jax.grad(lambda a: jnp.sum(jnp.linalg.pinv(a))))(A45)
+    assert _bits(g)[:8] == [1057794661, 1071304216, 3223128420, 1077856455, 1077665639,
+                            1076837389, 3225793558, 1070084990]
