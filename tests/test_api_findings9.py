@@ -67,3 +67,22 @@ def test_poisson_logpmf_checks_k_not_k_minus_loc():
     np.testing.assert_allclose(r[2], -1.9055384397506714, rtol=2e-6)
     r = st.poisson.logpmf(np.array([-0.0, 1.0]), np.float32([-1.0, 1.0]), np.nan)
     assert np.isnan(np.asarray(r)).all()
+
+
+def test_axis_kinds_jax_refuses_raise_its_classes():
+    # JAX takes only a tuple (norm, quantile / median) or a tuple, list or array
+    # (logsumexp) as several axes: a range is one axis, a TypeError; a list or array
+    # where JAX's jit takes the argument static is its ValueError; astjax accepted them
+    import astjax.numpy as jnp
+    from astjax.scipy.special import logsumexp
+    x = np.ones((2, 3), np.float32)
+    for f in (lambda: logsumexp(x, axis=range(2)), lambda: jnp.linalg.norm(x, axis=range(2)),
+              lambda: jnp.median(x, axis=range(2)), lambda: jnp.quantile(x, 0.5, axis=range(2))):
+        with pytest.raises(TypeError):
+            f()
+    for f in (lambda: jnp.linalg.norm(x, axis=[0, 1]), lambda: jnp.quantile(x, 0.5, axis=[0]),
+              lambda: jnp.resize(x, np.array([2, 2])), lambda: jnp.resize(x, [2, 2])):
+        with pytest.raises(ValueError):
+            f()
+    np.testing.assert_allclose(float(logsumexp(x, axis=[0, 1])), 2.791759490966797, rtol=1e-6)
+    assert jnp.resize(x, (2, 2)).shape == (2, 2)
