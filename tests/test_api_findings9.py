@@ -86,3 +86,15 @@ def test_axis_kinds_jax_refuses_raise_its_classes():
             f()
     np.testing.assert_allclose(float(logsumexp(x, axis=[0, 1])), 2.791759490966797, rtol=1e-6)
     assert jnp.resize(x, (2, 2)).shape == (2, 2)
+
+
+def test_special_beta_python_float_beside_float32_under_x64():
+    # the Python float promotes to a strong float32 (as JAX's promote_args_inexact);
+    # astjax kept it weak, and gammasgn of the weak value was float64: a float64 result
+    import astjax.scipy.special as sp
+    with jax.enable_x64(True):
+        r = sp.beta(np.float32(2.0), 3.0)
+        assert r.dtype == np.float32 and not jax.typeof(r).weak_type
+        assert float(r) == 0.08333326876163483
+        r = sp.beta(2.0, 3.0)
+        assert r.dtype == np.float64 and float(r) == 0.08333333333333318
