@@ -98,3 +98,13 @@ def test_special_beta_python_float_beside_float32_under_x64():
         assert float(r) == 0.08333326876163483
         r = sp.beta(2.0, 3.0)
         assert r.dtype == np.float64 and float(r) == 0.08333333333333318
+
+
+def test_stats_weak_types_follow_each_functions_constants():
+    # JAX's norm.cdf / sf are strong however promoted (ndtr's constants; astjax: weak for
+    # Python scalars); logistic.logpdf is weak only when every argument is 0-d
+    assert not jax.typeof(st.norm.cdf(0.7)).weak_type
+    assert not jax.typeof(st.norm.sf(0.7, 1, np.int32(1))).weak_type
+    assert not jax.typeof(st.logistic.logpdf(0.7, 0.5, np.array([1, 2], np.int32))).weak_type
+    assert jax.typeof(st.logistic.pdf(np.int32(1), 0.5, 2.0)).weak_type
+    assert jax.typeof(st.bernoulli.ppf(0.7, np.array([0, 1], np.int32))).weak_type

@@ -37,7 +37,7 @@ _INITIAL_FOLDED: ContextVar[bool] = ContextVar("astjax_initial_folded", default=
 
 
 @contextmanager
-def initial_saturates():
+def _initial_saturates():
     """While inside: a float `initial` converts saturating, as an operand (`_as_traced`)."""
     token = _INITIAL_FOLDED.set(False)
     try:

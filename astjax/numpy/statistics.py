@@ -10,7 +10,7 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
                       NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from . import ufuncs as uf
 from .contractions import matmul
-from .reductions import (_var_dtypes, all as _all, initial_saturates as _initial_saturates,
+from .reductions import (_var_dtypes, all as _all, _initial_saturates,
                          max as _max, mean as _mean, min as _min, prod, sum as _sum)
 from .shapes import atleast_2d, concatenate, diagonal, moveaxis, ravel, _reshape as reshape, squeeze
 from .sorting import argmax, argmin, cumprod, cumsum

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ... import lax as _lax, numpy as jnp
-from ...numpy.ufuncs import _lax_const
 from .. import special
 from ._util import promote
 
@@ -33,7 +32,7 @@ def ppf(q, p):
     """The smallest k in {0, 1} with cdf(k) >= q; NaN outside the domain or for a NaN
     argument. Of the arguments' promoted dtype and weak type (`promote`)."""
     q, p = promote(q, p)
-    zero, one = _lax_const(q, 0), _lax_const(q, 1)
+    zero, one = _lax.full_like(q, 0), _lax.full_like(q, 1)   # (q's dtype and weak type)
     bad = (jnp.isnan(q) | jnp.isnan(p) | _lax.lt(p, zero) | _lax.gt(p, one)
            | _lax.lt(q, zero) | _lax.gt(q, one))
     return jnp.where(bad, jnp.nan, jnp.where(_lax.le(q, _lax.sub(one, p)), zero, one))
