@@ -108,3 +108,5 @@ def test_stats_weak_types_follow_each_functions_constants():
     assert not jax.typeof(st.logistic.logpdf(0.7, 0.5, np.array([1, 2], np.int32))).weak_type
     assert jax.typeof(st.logistic.pdf(np.int32(1), 0.5, 2.0)).weak_type
     assert jax.typeof(st.bernoulli.ppf(0.7, np.array([0, 1], np.int32))).weak_type
+    assert not jax.typeof(st.uniform.cdf(0.7, 0.0, np.int32(1))).weak_type
+    assert not jax.typeof(st.uniform.cdf(0.7)).weak_type
