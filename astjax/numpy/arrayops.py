@@ -22,7 +22,7 @@ from .operands import _dtype, asarray, operator_index, _strong_result
 from .reductions import sum as _sum
 from .shapes import concatenate, moveaxis, ravel, _reshape as reshape, stack
 from .ufuncs import asarray_operand, where
-from .util import canonicalize_axis, library_jit, static_int
+from .util import canonicalize_axis, check_hashable, library_jit, static_int
 from .sorting import argsort
 from .advanced_indexing import take
 from .arraylike import check_arraylike
@@ -197,6 +197,7 @@ def resize(a, new_shape):
     Args: a: array; new_shape: int or tuple.
     Returns: Array of shape `new_shape`.
     Vs NumPy: `new_shape` must be static; an empty input gives zeros."""
+    check_hashable(new_shape, "jnp.resize")   # (static in JAX's jitted resize)
     a = ravel(asarray_operand(a))
     new_shape = (int(new_shape),) if np.ndim(new_shape) == 0 else tuple(int(d) for d in new_shape)
     total = int(np.prod(new_shape, dtype=np.int64))

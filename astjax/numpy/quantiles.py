@@ -17,7 +17,7 @@ from . import ufuncs as uf
 from .reductions import any as _any, sum as _sum
 from .sorting import cumsum
 from .ufuncs import asarray_operand, promote_args_inexact, where
-from .util import canonicalize_axes, library_jit, with_out_sharding
+from .util import canonicalize_axes, check_hashable, library_jit, with_out_sharding
 
 __all__ = ["quantile", "nanquantile", "percentile", "nanpercentile", "median", "nanmedian"]
 
@@ -123,7 +123,7 @@ def _inverted_cdf(s, w, qb, squash_nans):
 
 @library_jit(static_argnums=(3, 4, 5, 6, 7, 8))
 def _quantile(a, q, weights, axis, method, keepdims, squash_nans, name, percent=None):
-    axis = tuple(axis) if isinstance(axis, list) else axis
+    check_hashable(axis, f"jnp.{name}")   # (static in JAX's jitted quantile)
     if percent is not None:   # (`percent`'s q / 100 in the same executable, as JAX's
         [q] = promote_args_inexact(percent, q)   # jitted percentile)
         q = uf.true_divide(q, 100.0)
@@ -148,7 +148,7 @@ def _quantile(a, q, weights, axis, method, keepdims, squash_nans, name, percent=
         a, q = uf.promote_dtypes(a, q)
     # (else, as JAX: the ranks and weights in q's dtype, the data in a's)
     av = core.get_aval(a)
-    axes = canonicalize_axes(axis, av.ndim, name)
+    axes = canonicalize_axes(axis, av.ndim, name, sequences=(tuple,))
     # (JAX's keepdims shape of a 0-d operand is (1,), where NumPy's is (): it reduces
     # the operand raveled to one axis and keeps that axis)
     keep_shape = tuple(1 if i in axes else d for i, d in enumerate(av.shape)) or (1,)

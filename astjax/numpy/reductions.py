@@ -3,12 +3,15 @@ NumPy's axis/keepdims/dtype/where arguments."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import ArgumentValueError, AxisNameError, ReductionError
 from ..primitives.base import max_value as _max_value, min_value as _min_value
+from ..primitives.while_loop import eagerly_staged as _eagerly_staged
 from ..shape_poly import is_symbolic_dim
 from . import ufuncs
 from .operands import asarray, _strong_result
@@ -28,17 +31,40 @@ def _axes(axis, ndim, name):
     return canonicalize_axes(axis, ndim, name)
 
 
+# False while a `nan*` reduction runs one of these: JAX's are jitted, not inlined, so a
+# Python `initial` is their operand (converted saturating) even inside a user's `jit`
+_INITIAL_FOLDED: ContextVar[bool] = ContextVar("astjax_initial_folded", default=True)
+
+
+@contextmanager
+def _initial_saturates():
+    """While inside: a float `initial` converts saturating, as an operand (`_as_traced`)."""
+    token = _INITIAL_FOLDED.set(False)
+    try:
+        yield
+    finally:
+        _INITIAL_FOLDED.reset(token)
+
+
 def _as_traced(initial, dt):
-    """A concrete float `initial` for an integer reduction as JAX converts it: JAX's
-    reductions are jitted with `initial` an operand, so XLA converts the traced float
-    saturating (NaN to 0, out-of-range to dt's limits), not by NumPy's wrap-around
-    (-1.0 -> 65535 for uint16). The float first rounds to its canonical dtype, as traced."""
+    """A concrete float `initial` for an integer reduction as JAX converts it. Called
+    eagerly, JAX's reductions are jitted with `initial` an operand, so XLA converts the
+    float saturating (NaN to 0, out-of-range to dt's limits), as under an eager `vmap`.
+    Staged in a user's `jit`, the reduction is inlined (JAX's `jit(inline=True)`) and
+    its conversion of the constant folded by the host's cast (-1.0 -> 65535 for uint16,
+    1e30 or NaN -> int64's minimum: NumPy's cast of the canonical float). (The `nan*`
+    reductions are not inlined: saturating everywhere.)"""
     if (initial is None or isinstance(initial, core.Tracer) or hasattr(initial, "_buf")
             or not dtypes.is_int(dt) or np.ndim(initial) != 0):
         return initial
     v = np.asarray(initial)
     if v.dtype.kind != "f":
         return initial
+    if _INITIAL_FOLDED.get() and not _eagerly_staged():
+        if not np.isfinite(v):   # (the NaN or infinity of its canonical dtype)
+            v = v.astype(dtypes.canonicalize(v.dtype))
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.asarray(v, dtype=dt)
     info = np.iinfo(dt)
     v = float(v.astype(dtypes.canonicalize(v.dtype)))
     if np.isnan(v):

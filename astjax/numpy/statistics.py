@@ -10,8 +10,8 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
                       NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from . import ufuncs as uf
 from .contractions import matmul
-from .reductions import (_var_dtypes, all as _all, max as _max, mean as _mean,
-                         min as _min, prod, sum as _sum)
+from .reductions import (_var_dtypes, all as _all, _initial_saturates,
+                         max as _max, mean as _mean, min as _min, prod, sum as _sum)
 from .shapes import (atleast_2d, concatenate, diagonal, flip, moveaxis, ravel,
                      _reshape as reshape, squeeze)
 from .sorting import argmax, argmin, cumprod, cumsum
@@ -54,8 +54,9 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
       >>> jnp.nansum(jnp.array([1.0, 2.0, jnp.nan, 4.0]))
       Array(7., dtype=float32)
     """
-    return _sum(_zero_nans(a, 0), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
-                where=where)
+    with _initial_saturates():
+        return _sum(_zero_nans(a, 0), axis=axis, dtype=dtype, keepdims=keepdims,
+                    initial=initial, where=where)
 
 
 @library_jit(static_argnames=("axis", "dtype", "keepdims", "initial"))
@@ -68,12 +69,17 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
       The product over `axis` with NaN entries ignored.
     Differs from NumPy: `out=` is not supported (arrays are immutable).
     """
-    return prod(_zero_nans(a, 1), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
-                where=where)
+    with _initial_saturates():
+        return prod(_zero_nans(a, 1), axis=axis, dtype=dtype, keepdims=keepdims,
+                    initial=initial, where=where)
 
 
 def _nan_extreme(red, fill):
     def f(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        with _initial_saturates():
+            return extreme(a, axis, keepdims, initial, where)
+
+    def extreme(a, axis, keepdims, initial, where):
         a = asarray_operand(a)
         if not dtypes.is_inexact(_dt(a)):
             return red(a, axis=axis, keepdims=keepdims, initial=initial, where=where)

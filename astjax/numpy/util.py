@@ -160,13 +160,28 @@ def axis_entries(axis) -> tuple:
     return (axis,)
 
 
-def canonicalize_axes(axis, ndim, what=None, *, unique=True):
+def check_hashable(value, what):
+    """JAX's ValueError for an unhashable `value` (a list, an array) that its jitted
+    function `what` takes as a static argument."""
+    try:
+        hash(value)
+    except TypeError as e:
+        raise ArgumentValueError(
+            f"{what}: Non-hashable static arguments are not supported. An error occurred "
+            f"while trying to hash an object of type {type(value)}, {value!r:.60}. The error "
+            f"was: TypeError: {e}", hint="pass a tuple (or an int)") from None
+    return value
+
+
+def canonicalize_axes(axis, ndim, what=None, *, unique=True, sequences=None):
     """`axis` (None: every axis; an integer; a tuple or list of them) as a tuple of
     indices in [0, ndim), each read by `canonicalize_axis`; a repeated axis is an
-    `AxisError` unless `unique=False`."""
+    `AxisError` unless `unique=False`. `sequences`: the types a function takes as a
+    sequence of axes where JAX's takes fewer than `axis_entries` (`linalg.norm`'s and
+    `quantile`'s only a tuple: a `range` or list is then one axis, a TypeError)."""
     if axis is None:
         return tuple(range(ndim))
-    axes = axis_entries(axis)
+    axes = axis_entries(axis) if sequences is None or isinstance(axis, sequences) else (axis,)
     out = tuple(canonicalize_axis(a, ndim, what) for a in axes)
     if unique and len(set(out)) != len(out):
         raise AxisError(f"{f'`{what}`: ' if what else ''}duplicate value in 'axis': "

@@ -17,6 +17,7 @@ from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, DTyp
                       ShapeError, ShapeValueError)
 from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shape as _np_shape
 from .. import numpy as jnp
+from ..numpy.arraylike import check_arraylike as _check_arraylike
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from . import key_array as _ka
 from .impls import rbg_prng_impl, threefry_prng_impl
@@ -373,6 +374,9 @@ def _permutation(key, x, axis, independent):
 def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool = False) -> Array:
     """A random permutation of `arange(x)` (int x) or of x's entries along `axis`."""
     key = _ka.check_key(key, "permutation")
+    _check_arraylike("permutation", x)
+    # (as JAX's, the axis is checked first, against one dimension for an integer x)
+    axis = canonicalize_axis(axis, np.ndim(x) or 1, "random.permutation")
     if not hasattr(x, "aval") and np.ndim(x) == 0:
         n = static_int(x, "the argument x of random.permutation")
         return _permute_range(key, n)
@@ -380,8 +384,7 @@ def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool =
     nd = core.get_aval(x).ndim
     if nd == 0:
         return _permute_range(key, static_int(x, "the argument x of random.permutation"))
-    return _permutation(key, x, canonicalize_axis(axis, nd, "random.permutation"),
-                        bool(independent))
+    return _permutation(key, x, axis, bool(independent))
 
 
 def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: bool = True,

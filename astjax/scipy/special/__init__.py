@@ -379,7 +379,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     else:
         [a] = promote_args_inexact("logsumexp", a)
     av = core.get_aval(a)
-    dims = canonicalize_axes(axis, av.ndim, "logsumexp")
+    dims = canonicalize_axes(axis, av.ndim, "logsumexp",
+                            sequences=(tuple, list, np.ndarray))   # (as JAX's)
     amax = jnp.max(a, axis=dims, keepdims=True, where=where, initial=-np.inf)  # as JAX
     amax = lax.stop_gradient(_uf.where(jnp.isfinite(amax), amax, 0.0))
     exp_a = _uf.exp(_uf.subtract(a, amax))

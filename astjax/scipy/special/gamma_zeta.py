@@ -33,11 +33,16 @@ __all__ = ["beta", "betaln", "loggamma", "gamma", "comb", "polygamma", "zeta", "
 
 
 def _inexact(name, *args):
-    """`promote_args_inexact`, with Python scalars as weak-typed arrays (so operators
-    apply and the result stays weak, as JAX's) of the promoted dtype (a float32 beside
-    a float32 array under x64, where `lax.full` of the value made a float64)."""
-    return [_weak_array(x) if isinstance(x, core.WeakConst) else x
-            for x in promote_args_inexact(name, *args)]
+    """`promote_args_inexact`, with Python scalars as arrays (so operators apply) of the
+    promoted dtype (a float32 beside a float32 array under x64, where `lax.full` of the
+    value made a float64), weak only where the promoted type is (a Python float beside
+    a float32 array is a strong float32, as JAX's: a weak one became float64 under x64
+    in the functions applied to it)."""
+    _, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    out = [_weak_array(x) if isinstance(x, core.WeakConst) else x
+           for x in promote_args_inexact(name, *args)]
+    return out if weak else [lax.convert_element_type(x, core.get_aval(x).dtype,
+                                                      weak_type=False) for x in out]
 
 
 def _is_complex(x):

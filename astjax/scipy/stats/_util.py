@@ -2,21 +2,24 @@
 inexact dtype and shape, as SciPy's (and JAX's) `stats` functions promote."""
 from __future__ import annotations
 
-from ... import lax, numpy as jnp
+import numpy as np
+
+from ... import core, dtypes as _dtypes, lax, numpy as jnp
 from ...numpy.operands import promote_dtypes_inexact as _promote_dtypes_inexact
 
 
-def promote(*args):
+def promote(*args, consts=(0,)):
     """The arguments as arrays of one inexact dtype, broadcast to one shape: the dtype
     and weak type of JAX's `promote_args_inexact` (integers up to 32 bits and bools
-    become float32, 64-bit integers float64), weakly typed only when every argument is:
-    Python scalars, or weak values under `jit` (an integer array with a Python float
-    is strong, as JAX's distributions give)."""
-    out = _promote_dtypes_inexact(*args)
-    if not all(isinstance(a, (bool, int, float, complex)) or getattr(a, "weak_type", False)
-               for a in args):
-        out = [jnp.asarray(a, a.dtype) for a in out]   # (strong)
-    return jnp.broadcast_arrays(*out)
+    become float32, 64-bit integers float64; weak when the promoted type is, as an
+    int32 scalar with a Python float), kept weak only where the arguments at `consts`
+    are 0-d: JAX's distributions compute with `lax._const(arg, c)` constants of those
+    arguments, strong for an argument of rank >= 1, which make the result strong.
+    `consts=None`: always strong (a function whose JAX result is, as `norm.cdf`)."""
+    _, weak = _dtypes.result_type(*args, return_weak_type_flag=True)
+    weak = weak and consts is not None and all(np.ndim(args[i]) == 0 for i in consts)
+    return [lax.convert_element_type(a, core.get_aval(a).dtype, weak_type=weak)
+            for a in jnp.broadcast_arrays(*_promote_dtypes_inexact(*args))]
 
 
 def standardize(x, loc, scale):

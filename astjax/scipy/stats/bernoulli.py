@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ... import lax as _lax, numpy as jnp
-from ...numpy.ufuncs import _lax_const, promote_args_inexact as _promote_args_inexact
 from .. import special
 from ._util import promote
 
@@ -31,10 +30,9 @@ def cdf(k, p):
 
 def ppf(q, p):
     """The smallest k in {0, 1} with cdf(k) >= q; NaN outside the domain or for a NaN
-    argument. Of the arguments' promoted dtype, strong unless `q` is a weak scalar, as
-    JAX's (its 0 and 1 are `q`'s constants)."""
-    q, p = _promote_args_inexact("bernoulli.ppf", q, p)
-    zero, one = _lax_const(q, 0), _lax_const(q, 1)
+    argument. Of the arguments' promoted dtype and weak type (`promote`)."""
+    q, p = promote(q, p)
+    zero, one = _lax.full_like(q, 0), _lax.full_like(q, 1)   # (q's dtype and weak type)
     bad = (jnp.isnan(q) | jnp.isnan(p) | _lax.lt(p, zero) | _lax.gt(p, one)
            | _lax.lt(q, zero) | _lax.gt(q, one))
     return jnp.where(bad, jnp.nan, jnp.where(_lax.le(q, _lax.sub(one, p)), zero, one))

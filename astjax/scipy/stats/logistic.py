@@ -10,7 +10,7 @@ __all__ = ["logpdf", "pdf", "cdf", "sf", "ppf", "isf"]
 
 def logpdf(x, loc=0, scale=1):
     """log density: -z - 2 log(1 + e^-z) - log(scale), z = (x - loc) / scale."""
-    x, loc, scale = promote(x, loc, scale)
+    x, loc, scale = promote(x, loc, scale, consts=(0, 1, 2))   # (JAX's: weak if all 0-d)
     z = (x - loc) / scale
     return -z - 2.0 * jnp.logaddexp(0.0, -z) - jnp.log(scale)
 

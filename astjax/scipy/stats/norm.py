@@ -32,7 +32,7 @@ def pdf(x, loc=0, scale=1):
 
 def cdf(x, loc=0, scale=1):
     """P(X <= x)."""
-    x, loc, scale = promote(x, loc, scale)
+    x, loc, scale = promote(x, loc, scale, consts=None)   # (strong, as JAX's)
     return special.ndtr((x - loc) / scale)
 
 
@@ -44,7 +44,7 @@ def logcdf(x, loc=0, scale=1):
 
 def sf(x, loc=0, scale=1):
     """P(X > x)."""
-    x, loc, scale = promote(x, loc, scale)
+    x, loc, scale = promote(x, loc, scale, consts=None)   # (strong, as JAX's)
     return special.ndtr((loc - x) / scale)
 
 

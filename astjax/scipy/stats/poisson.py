@@ -17,11 +17,12 @@ __all__ = ["logpmf", "pmf", "cdf", "entropy"]
 
 
 def logpmf(k, mu, loc=0):
-    """k log mu - log k! - mu at non-negative integers k (after `loc`), -inf elsewhere."""
+    """x log mu - log x! - mu for x = k - loc; -inf where x < 0 or k itself (as JAX's,
+    not x) is not an integer."""
     k, mu, loc = promote(k, mu, loc)
     x = k - loc
     value = special.xlogy(x, mu) - special.gammaln(x + 1.0) - mu
-    return jnp.where((x < 0) | (x != jnp.floor(x)), -jnp.inf, value)
+    return jnp.where((x < 0) | (jnp.round(k) != k), -jnp.inf, value)
 
 
 def pmf(k, mu, loc=0):

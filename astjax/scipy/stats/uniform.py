@@ -21,7 +21,7 @@ def pdf(x, loc=0, scale=1):
 
 def cdf(x, loc=0, scale=1):
     """P(X <= x), clipped to [0, 1]."""
-    x, loc, scale = promote(x, loc, scale)
+    x, loc, scale = promote(x, loc, scale, consts=None)   # (strong, as JAX's)
     return jnp.clip((x - loc) / scale, 0.0, 1.0)
 
 
