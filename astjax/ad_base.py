@@ -22,8 +22,9 @@ from .codegen import compile_cache
 from .codegen import explicit as _explicit
 from .extend.core import eager_arguments, eager_transform as _eager_transform
 from .core import raw
-from .errors import (ArgumentTypeError, AstjaxError, ConcretizationError,
-                     UndefinedVariableError, check_callable, check_signature)
+from .errors import (ArgumentTypeError, ArgumentValueError, AstjaxError,
+                     ConcretizationError, UndefinedVariableError, check_callable,
+                     check_signature)
 from .primitives.state import is_ref
 from .primitives.vma_reverse import reverse_typed, staging_inputs, typed_backward
 from .primitives.while_loop import eager_builder
@@ -324,7 +325,7 @@ def _branches_decided():
 
 def _argnums_tuple(argnums):
     """`argnums` as a tuple of ints; a located error for anything else (JAX:
-    TypeError for a non-integer, ValueError for a negative index out of range is
+    TypeError for a non-integer, ValueError for an empty one; an index out of range is
     checked by the caller against the argument count)."""
     nums = (argnums,) if isinstance(argnums, int) else argnums
     try:
@@ -334,6 +335,9 @@ def _argnums_tuple(argnums):
     if nums is None or not all(isinstance(i, int) and not isinstance(i, bool) for i in nums):
         raise ArgumentTypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}",
                                 hint="e.g. argnums=0 or argnums=(0, 2)")
+    if not nums:   # (JAX: a ValueError, from the max of no index)
+        raise ArgumentValueError(f"argnums={argnums!r} names no argument to differentiate "
+                                 "with respect to", hint="e.g. argnums=0 or argnums=(0, 2)")
     return nums
 
 

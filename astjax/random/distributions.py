@@ -13,6 +13,7 @@ from ..errors import ArgumentError, ArgumentValueError
 from .. import numpy as jnp
 from ..numpy import linalg
 from ..numpy.operands import broadcast_shapes, promote_dtypes_inexact
+from ..numpy.util import static_int
 from . import prng as _r
 from ..typing import Array, ArrayLike, DTypeLike
 
@@ -261,8 +262,8 @@ def orthogonal(key: ArrayLike, n: int, shape: Sequence[int] = (), dtype: DTypeLi
     """
     dt = _fdt(dtype, "orthogonal", ) if dtype is None or not dtypes.issubdtype(
         dtypes.dtype(dtype), np.complexfloating) else dtypes.canonicalize(dtypes.dtype(dtype))
-    n = int(n)
-    m = n if m is None else int(m)
+    n = static_int(n, "random.orthogonal's n")   # (JAX: TypeError for 2.5, not 2)
+    m = n if m is None else static_int(m, "random.orthogonal's m")
     shape = _r.shape_arg(shape)
     z = _r.normal(key, (*shape, max(n, m), min(n, m)), dt)
     q, r = linalg.qr(z)
