@@ -4,7 +4,9 @@ to run them."""
 import sys
 from pathlib import Path
 
-import astjax  # noqa: F401
+import pytest
+
+import astjax
 
 
 def _fuzz():
@@ -22,3 +24,76 @@ def test_constructs6_is_off_by_default():
     assert not any(m in t for t in plain for m in ("Sw6", "Bag6", "except "))
     enabled = [gen.generate(seed, enabled=c6.CONSTRUCTS6).render("jax") for seed in range(60)]
     assert all(any(m in t for t in enabled) for m in marks)
+
+
+class _SwallowAll:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, ev, tb):
+        return True
+
+
+class _SwallowValueError:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, ev, tb):
+        return et is not None and issubclass(et, ValueError)
+
+
+def _swallowed_raise_keeps_earlier_trip(x):
+    y = x
+    for i in range(3):
+        with _SwallowAll():
+            if i == 2:
+                raise ValueError
+            y = x * i
+        x = x + y
+    return x
+
+
+def _swallowed_raise_read_after_loop(x):
+    for i in range(3):
+        with _SwallowAll():
+            if i == 2:
+                raise ValueError
+            y = x * i
+    return y
+
+
+def _handler_catches_every_exception(x):
+    y = x
+    for i in range(3):
+        try:
+            if i == 2:
+                raise ValueError
+            y = x * i
+        except Exception:
+            pass
+        x = x + y
+    return x
+
+
+def _swallowed_value_error_read_in_loop(x):
+    for i in range(3):
+        with _SwallowValueError():
+            if i == 2:
+                raise ValueError
+            y = x * i
+        x = x + y
+    return x
+
+
+@pytest.mark.parametrize("fn, want", [
+    (_swallowed_raise_keeps_earlier_trip, 3.0), (_swallowed_raise_read_after_loop, 1.0),
+    (_handler_catches_every_exception, 3.0), (_swallowed_value_error_read_in_loop, 3.0)])
+def test_a_raise_user_code_swallows_in_a_static_loop(fn, want):
+    # the `with` / `except` swallowing a `raise` on trip 2 of a loop over a static range
+    # (a Python loop in JAX: trip 2 keeps trip 1's `y`). Was: the loop's one staged
+    # trial raised astjax's error for the `raise` under the staged index test, the
+    # user's handler swallowed it, and the trial stood for every trip -- 4.0 / 2.0,
+    # silently -- or `y` was not carried (the `with` body's liveness ignored that
+    # `__exit__` may go on after a `raise`): Python's UnboundLocalError
+    assert fn(1.0) == want
+    assert float(astjax.jit(fn)(1.0)) == want
