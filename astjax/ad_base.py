@@ -21,6 +21,8 @@ from .api import Jitted
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
 from .extend.core import eager_arguments, eager_transform as _eager_transform
+from .extend.core import in_eager_transform
+from .frontend import trials
 from .core import raw
 from .errors import (ArgumentTypeError, ArgumentValueError, AstjaxError,
                      ConcretizationError, UndefinedVariableError, check_callable,
@@ -373,16 +375,19 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     target = _differentiated(fun, flags, leaves, aux)
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
             eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
+        unknown = any(isinstance(x, core.Tracer) and x.known is None for x in leaves)
         try:
-            if concrete and _BRANCHES_DECIDED.get() and not any(
-                    isinstance(x, core.Tracer) and x.known is None for x in leaves):
+            if concrete and _BRANCHES_DECIDED.get() and not unknown:
                 closed, out_tree = _stage_known(target, in_tree, avals, hints, leaves,
                                                 flags, None)
             else:
-                closed, out_tree = stage_flat(target, in_tree, avals, hints)
+                # (a handler of the user's catching the error that makes the function be
+                # staged again with its values: that staging stands, as JAX's does)
+                with trials.trial() if concrete and (not unknown or in_eager_transform()) \
+                        else contextlib.nullcontext():
+                    closed, out_tree = stage_flat(target, in_tree, avals, hints)
         except (ConcretizationError, UndefinedVariableError) as e:
-            if not concrete or any(isinstance(x, core.Tracer) and x.known is None
-                                   for x in leaves):
+            if not concrete or unknown:
                 raise
             closed, out_tree = _stage_known(target, in_tree, avals, hints, leaves, flags, e)
     seen = _BRANCHES_SEEN.get()

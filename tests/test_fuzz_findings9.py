@@ -97,3 +97,35 @@ def test_a_raise_user_code_swallows_in_a_static_loop(fn, want):
     # `__exit__` may go on after a `raise`): Python's UnboundLocalError
     assert fn(1.0) == want
     assert float(astjax.jit(fn)(1.0)) == want
+
+
+def _handler_catches_a_staged_raise(x):
+    try:
+        if x < 0:
+            raise ValueError("negative")
+        y = x * 2
+    except Exception:
+        y = x * 3
+    return y
+
+
+def _handler_catches_int_of_staged(x):
+    try:
+        k = int(x)
+    except Exception:
+        k = 5
+    return x * k
+
+
+@pytest.mark.parametrize("fn, eager, staged", [(_handler_catches_a_staged_raise, 2.0, 3.0),
+                                               (_handler_catches_int_of_staged, 1.0, 5.0)])
+def test_eager_derivative_of_a_handler_catching_a_staging_error(fn, eager, staged):
+    # JAX runs an eager grad / jvp / vjp on concrete values: `x < 0` and `int(x)` are
+    # Python's, the handler does not run (JAX: 2.0 and 1.0); under jit they raise and
+    # the handler runs (3.0 and 5.0). Was: the handler caught astjax's staging error
+    # in the eager transforms too -- 3.0 and 5.0, silently
+    assert float(astjax.grad(fn)(1.0)) == eager
+    assert float(astjax.jvp(fn, (1.0,), (1.0,))[1]) == eager
+    assert float(astjax.vjp(fn, 1.0)[0]) == eager
+    assert float(astjax.jit(fn)(1.0)) == staged
+    assert float(astjax.jit(astjax.grad(fn))(1.0)) == staged

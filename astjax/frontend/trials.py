@@ -9,20 +9,25 @@ and go on: the trial then completes on a path Python would not take (the `raise`
 taken on every trip). So the converted code reports what user code catches
 (`caught`, first in every handler; `guarded_with`, around every `with` item), and a
 trial during which user code caught an astjax error ends in `Tainted`: the loop is
-unrolled, as the error would have made it (`loop_ops._scan_or_unroll`)."""
+unrolled, as the error would have made it (`loop_ops._scan_or_unroll`). The eager
+`grad` / `jvp` / `vjp` stage once so too, and again with the values known where
+staging needs them (`ad_base._stage`): JAX runs them on concrete values, so the
+user's handler does not run there either."""
 from __future__ import annotations
 
 import contextlib
 import sys
 import threading
 
-from ..errors import AstjaxError
+from ..errors import AstjaxError, ConcretizationError
 
 _state = threading.local()
 
 
-class Tainted(Exception):
-    """A trial during which user code caught an astjax error (module docstring)."""
+class Tainted(ConcretizationError):
+    """A trial during which user code caught an astjax error (module docstring); a
+    ConcretizationError, as the error caught would have been, so what retries on one
+    (`loop_ops` unrolls, `ad_base` stages with the values known) retries on it."""
 
 
 def _active() -> list:
