@@ -1,6 +1,7 @@
 """Findings of the twenty-first session's program fuzzer seeds and bad-input cases, each
 pinned with plain Python's (so JAX's) answer or error class written out: no JAX needed
 to run them."""
+import contextlib
 import sys
 from pathlib import Path
 
@@ -85,9 +86,25 @@ def _swallowed_value_error_read_in_loop(x):
     return x
 
 
+def _raises_on_trip_two(x, i):
+    if i == 2:
+        raise ValueError
+    return x * i
+
+
+def _suppressed_helper_raise(x):
+    y = x
+    for i in range(3):
+        with contextlib.suppress(ValueError):
+            y = _raises_on_trip_two(x, i)   # (no `raise` in the `with` body itself)
+        x = x + y
+    return x
+
+
 @pytest.mark.parametrize("fn, want", [
     (_swallowed_raise_keeps_earlier_trip, 3.0), (_swallowed_raise_read_after_loop, 1.0),
-    (_handler_catches_every_exception, 3.0), (_swallowed_value_error_read_in_loop, 3.0)])
+    (_handler_catches_every_exception, 3.0), (_swallowed_value_error_read_in_loop, 3.0),
+    (_suppressed_helper_raise, 3.0)])
 def test_a_raise_user_code_swallows_in_a_static_loop(fn, want):
     # the `with` / `except` swallowing a `raise` on trip 2 of a loop over a static range
     # (a Python loop in JAX: trip 2 keeps trip 1's `y`). Was: the loop's one staged
