@@ -21,9 +21,12 @@ from .api import Jitted
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
 from .extend.core import eager_arguments, eager_transform as _eager_transform
+from .extend.core import in_eager_transform
+from .frontend import trials
 from .core import raw
-from .errors import (ArgumentTypeError, AstjaxError, ConcretizationError,
-                     UndefinedVariableError, check_callable, check_signature)
+from .errors import (ArgumentTypeError, ArgumentValueError, AstjaxError,
+                     ConcretizationError, UndefinedVariableError, check_callable,
+                     check_signature)
 from .primitives.state import is_ref
 from .primitives.vma_reverse import reverse_typed, staging_inputs, typed_backward
 from .primitives.while_loop import eager_builder
@@ -328,7 +331,7 @@ def _branches_decided():
 
 def _argnums_tuple(argnums):
     """`argnums` as a tuple of ints; a located error for anything else (JAX:
-    TypeError for a non-integer, ValueError for a negative index out of range is
+    TypeError for a non-integer, ValueError for an empty one; an index out of range is
     checked by the caller against the argument count)."""
     nums = (argnums,) if isinstance(argnums, int) else argnums
     try:
@@ -338,6 +341,9 @@ def _argnums_tuple(argnums):
     if nums is None or not all(isinstance(i, int) and not isinstance(i, bool) for i in nums):
         raise ArgumentTypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}",
                                 hint="e.g. argnums=0 or argnums=(0, 2)")
+    if not nums:   # (JAX: a ValueError, from the max of no index)
+        raise ArgumentValueError(f"argnums={argnums!r} names no argument to differentiate "
+                                 "with respect to", hint="e.g. argnums=0 or argnums=(0, 2)")
     return nums
 
 
@@ -373,16 +379,19 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     target = _differentiated(fun, flags, leaves, aux)
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
             eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
+        unknown = any(isinstance(x, core.Tracer) and x.known is None for x in leaves)
         try:
-            if concrete and _BRANCHES_DECIDED.get() and not any(
-                    isinstance(x, core.Tracer) and x.known is None for x in leaves):
+            if concrete and _BRANCHES_DECIDED.get() and not unknown:
                 closed, out_tree = _stage_known(target, in_tree, avals, hints, leaves,
                                                 flags, None)
             else:
-                closed, out_tree = stage_flat(target, in_tree, avals, hints)
+                # (a handler of the user's catching the error that makes the function be
+                # staged again with its values: that staging stands, as JAX's does)
+                with trials.trial() if concrete and (not unknown or in_eager_transform()) \
+                        else contextlib.nullcontext():
+                    closed, out_tree = stage_flat(target, in_tree, avals, hints)
         except (ConcretizationError, UndefinedVariableError) as e:
-            if not concrete or any(isinstance(x, core.Tracer) and x.known is None
-                                   for x in leaves):
+            if not concrete or unknown:
                 raise
             closed, out_tree = _stage_known(target, in_tree, avals, hints, leaves, flags, e)
     seen = _BRANCHES_SEEN.get()

@@ -27,6 +27,7 @@ from .ad_dtypes import (
     check_inputs as _check_inputs)
 from .primitives.scan import scan_raw
 from .codegen.explicit import layouts_of, like_primals, staging_nested
+from .errors import ArgumentValueError
 from .transforms import ad
 from .transforms.ad import cleanup, differentiable, inline
 from .ad_base import (_Transformed, _argnums_tuple, _close_over, _leaf_ranges,
@@ -65,6 +66,13 @@ class _Jac(_Transformed):
 
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
+        bad = [i for i in nums if not -len(args) <= i < len(args)]
+        if bad:   # (JAX's ValueError, where grad's is a TypeError)
+            raise ArgumentValueError(
+                "Positional argument indices, e.g. for `argnums`, must have value greater "
+                "than or equal to -len(args) and less than len(args), but got value "
+                f"{bad[0]} for len(args) == {len(args)}",
+                hint="pass the differentiated arguments positionally, or change argnums")
         if self.mode == "fwd":
             _check_inputs(args, nums, functools.partial(_check_fwd_input, self.holomorphic))
         else:

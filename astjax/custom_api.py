@@ -45,7 +45,7 @@ from .custom_rules import (_PY_SCALARS, _CachedBwd, _OutTrees, _RefArgs, _RematF
                            _fit_tangent, _gone, _held, _may_be_perturbed, _primal_part, _restaged,
                            _rule_wanted, _split_args, _stage_rule, _staged, _staged_refs,
                            _staged_remat_fwd, _staged_value, _tangent_aval, _zero_ref,
-                           resolve_kwargs)
+                           check_nondiff_argnums, jvp_pair, resolve_kwargs)
 
 __all__ = ["custom_jvp", "custom_vjp", "linear_call"]
 
@@ -97,8 +97,10 @@ class custom_jvp(_Transformed):
 
     def __call__(self, *args, **kwargs):
         if not _staging():  # JAX: outside transformations, just call the function
-            if kwargs:   # (JAX's TypeError for a keyword-only argument there too)
-                resolve_kwargs(self.fun, args, kwargs, "custom_jvp")
+            # (JAX's TypeError for a keyword-only argument there too, and IndexError for
+            # a nondiff_argnums entry beyond the arguments)
+            check_nondiff_argnums(resolve_kwargs(self.fun, args, kwargs, "custom_jvp")
+                                  if kwargs else args, self.nondiff_argnums, "custom_jvp")
             return self.fun(*args, **kwargs)
         return self.stage_inline(*args, **kwargs)
 
@@ -143,8 +145,9 @@ class custom_jvp(_Transformed):
             p_args = ra.args([_staged(x) for x in primals], ra.live(_consts))
             t_args = ra.args([_staged(x) for x in tangents], fill)
             with differentiation(False):
-                po, to = as_callable(user_jvp)(*ra.nondiff(ndv, _consts), tuple(p_args),
-                                               tuple(t_args))
+                po, to = jvp_pair(as_callable(user_jvp)(*ra.nondiff(ndv, _consts),
+                                                        tuple(p_args), tuple(t_args)),
+                                  user_jvp, fun)
             p_leaves = tree_util.tree_leaves(po)
             t_leaves = [_fit_tangent(t, p) for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
             check_jvp_tangents(p_leaves, t_leaves)
@@ -174,7 +177,8 @@ class custom_jvp(_Transformed):
             it = iter(xs[n:])
             t_args = ra.args([next(it) if p else SymbolicZero(_tangent_aval(a))
                               for a, p in zip(avals, perturbed)], fill)
-            po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
+            po, to = jvp_pair(as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args)),
+                              user_jvp, self.fun)
             p_leaves, out_tree[0] = tree_util.flatten_for_staging(po)
             t_leaves = [_fit_tangent(t, p) for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
             check_jvp_tangents(p_leaves, t_leaves)
@@ -233,8 +237,10 @@ class custom_vjp(_Transformed):
 
     def __call__(self, *args, **kwargs):
         if not _staging():  # JAX: outside transformations, just call the function
-            if kwargs:   # (JAX's TypeError for a keyword-only argument there too)
-                resolve_kwargs(self.fun, args, kwargs, "custom_vjp")
+            # (JAX's TypeError for a keyword-only argument there too, and IndexError for
+            # a nondiff_argnums entry beyond the arguments)
+            check_nondiff_argnums(resolve_kwargs(self.fun, args, kwargs, "custom_vjp")
+                                  if kwargs else args, self.nondiff_argnums, "custom_vjp")
             return self.fun(*args, **kwargs)
         return self.stage_inline(*args, **kwargs)
 

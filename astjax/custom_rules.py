@@ -20,9 +20,9 @@ from . import ad_frames
 from .ad_base import differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
 from .core import raw
-from .errors import (ArgumentTypeError, ArgumentValueError, AstjaxError,
-                     NotImplementedInAstjaxError,
-                     StructureError, UnexpectedTracerError, caller_location)
+from .errors import (ArgumentIndexError, ArgumentTypeError, ArgumentValueError,
+                     AstjaxError, NotImplementedInAstjaxError, StructureError,
+                     UnexpectedTracerError, caller_location)
 from .primitives.custom_derivatives import SymbolicZero, stop_gradient_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
 from .primitives.state import is_ref, new_ref
@@ -73,8 +73,21 @@ def resolve_kwargs(fun, args, kwargs, what: str) -> tuple:
     return tuple(args) if bound is None else bound.args
 
 
+def check_nondiff_argnums(args, nondiff_argnums, what: str):
+    """JAX's IndexError for a `nondiff_argnums` entry beyond the call's arguments (the
+    `what` function called with `args`, keywords resolved to positions)."""
+    bad = [i for i in nondiff_argnums if not -len(args) <= i < len(args)]
+    if bad:
+        raise ArgumentIndexError(
+            f"{what} function called with {len(args)} positional arguments, but its "
+            f"nondiff_argnums={tuple(nondiff_argnums)} names argument {bad[0]}",
+            loc=caller_location(), hint="pass that argument, or fix nondiff_argnums")
+
+
 def _split_args(args, nondiff_argnums):
     """(nondiff values by position, the other arguments, full(dyn) -> all arguments)."""
+    check_nondiff_argnums(args, nondiff_argnums, "custom_jvp/custom_vjp")
+    nondiff_argnums = [i % len(args) for i in nondiff_argnums]
     nd = {i: args[i] for i in nondiff_argnums}
     dyn = [a for i, a in enumerate(args) if i not in nd]
 
@@ -244,6 +257,18 @@ def _zero_ref(symbolic):
     return fill
 
 
+def jvp_pair(out, jvp, fun):
+    """`out`, what the custom_jvp rule `jvp` of `fun` returned, checked to be a pair
+    (JAX's TypeError, naming both functions, for anything else)."""
+    if isinstance(out, (tuple, list)) and len(out) == 2:
+        return out
+    raise ArgumentTypeError(
+        f"Custom JVP rule {getattr(jvp, '__name__', jvp)} for function "
+        f"{getattr(fun, '__name__', fun)} must produce a pair (list or tuple of length two) "
+        f"representing primal and tangent outputs, but got {out!r:.200}.",
+        hint="return (primal_out, tangent_out) from the rule")
+
+
 def _fit_tangent(t, p):
     """A rule's tangent output brought to its primal's shape and dtype (a
     `SymbolicZero` one, which a rule defined with `symbolic_zeros=True` may return:
@@ -254,11 +279,12 @@ def _fit_tangent(t, p):
     if not differentiable(pa):
         return t
     ta = core.get_aval(t)
-    if ta.shape != pa.shape:
-        t = lax.broadcast_in_dim(t, pa.shape, tuple(
-            range(len(pa.shape) - len(ta.shape), len(pa.shape))))
-    if ta.dtype != pa.dtype:
-        t = lax.convert_element_type(t, pa.dtype)
+    if (ta.shape, ta.dtype) != (pa.shape, pa.dtype):   # (JAX: no broadcast, no cast)
+        raise ArgumentTypeError(
+            "Custom JVP rule must produce primal and tangent outputs with corresponding "
+            f"shapes and dtypes. Expected {pa.str_short()} (tangent type of "
+            f"{pa.str_short()}) but got {ta.str_short()}.",
+            hint="return a tangent of the primal output's shape and dtype")
     return t
 
 

@@ -331,6 +331,9 @@ def tree_reduce(function: Callable[..., Any], tree: Any, initializer: Any = _NO_
         6
     """
     leaves = tree_leaves(tree, is_leaf)
+    if initializer is _NO_INIT and not leaves:
+        raise _ArgumentTypeError("reduce() of empty iterable with no initial value",
+                                 hint="pass initializer=, or reduce a tree with leaves")
     try:
         if initializer is _NO_INIT:
             return functools.reduce(function, leaves)

@@ -17,7 +17,10 @@ Rewrites (each a small visitor method, AutoGraph-style):
   nested functions;
 - unsupported syntax -> `UnsupportedSyntaxError` at its position;
 - a mutating method call on an object the function does not own -> a warning when it
-  runs while staging (`operators.mutation`).
+  runs while staging (`operators.mutation`);
+- `except ...:` -> `ag__.caught()` first in the handler, `with cm:` -> `with
+  ag__.guarded_with(cm):`: an astjax error user code catches while a loop is staged
+  once as a trial makes the loop unroll (`trials`).
 """
 from __future__ import annotations
 
@@ -281,9 +284,20 @@ class Converter(astbridge.Transformer):
             node.value = self._global_store(node, node.value, names)
         return node
 
-    def visit_With(self, node):
-        # `with cm as g:` -> `with ag__.global_with(cm, ('g',)) as g:`
+    def visit_ExceptHandler(self, node):
+        # `except E:` -> `except E: ag__.caught()` (`trials`)
         self.generic_visit(node)
+        node.body.insert(0, ast.copy_location(gast.Expr(value=_call(ag_attr("caught"), [])),
+                                              node.body[0] if node.body else node))
+        return node
+
+    def visit_With(self, node):
+        # `with cm as g:` -> `with ag__.global_with(cm, ('g',)) as g:`; every manager
+        # then -> `ag__.guarded_with(...)` (`trials`)
+        self.generic_visit(node)
+        for item in node.items:
+            item.context_expr = ast.copy_location(
+                _call(ag_attr("guarded_with"), [item.context_expr]), item.context_expr)
         for item in node.items:
             names, elements = self._bound_globals(item.optional_vars) \
                 if item.optional_vars is not None else ([], None)

@@ -28,7 +28,7 @@ from ..primitives.vma import staging_inputs
 from ..primitives.while_loop import bind_while, bind_while_test_last, stores_to_refs
 from .array_ops import (StackedList, binary, convert, iota, logical, nonzero, row, select,
                         slice_rows, zeros_like)
-from . import call_tape, object_effects
+from . import call_tape, object_effects, trials
 from .branch_ops import (Undefined, _array_like, _as, _aval, _line, _staged_if, _static_equal,
                          _truth, is_staged, staged_path)
 
@@ -599,14 +599,15 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
         return state
     tape = call_tape.CallTape(call_tape.active_tape(), repeats=True)
     try:
-        if extra_test is None:
-            return _scan_loop(iterable, body_fn, state, names, meta, factor, reads, tape)
-        if isinstance(iterable, (_Enumerate, _Zip)):
-            raise _Unstageable("an early exit from a loop over enumerate/zip")
-        return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill, exits,
-                           unrollable=True, tape=tape)
+        with trials.trial():
+            if extra_test is None:
+                return _scan_loop(iterable, body_fn, state, names, meta, factor, reads, tape)
+            if isinstance(iterable, (_Enumerate, _Zip)):
+                raise _Unstageable("an early exit from a loop over enumerate/zip")
+            return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill,
+                               exits, unrollable=True, tape=tape)
     except (ConcretizationError, LoopCarryError, _Unstageable, TypeError,
-            UndefinedVariableError) as e:
+            UndefinedVariableError, trials.Tainted) as e:
         # (a name a later trip reads that an earlier one binds is unbound on the staged
         # trial's one trace; unrolled, each trip sees Python's bindings -- or raises)
         log.debug("astjax: unrolling the loop at %s: %s", user_location(3).where(), e)

@@ -34,13 +34,15 @@ from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, cell, compare_chain,
                          defined, if_exp, if_stmt, ld, not_, now, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
+from .trials import caught, guarded_with
 
 __all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "global_with",
            "augmented", "per_trip_effect",
            "Undefined", "UndefinedReturnValue", "ld", "defined", "cell",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
            "now", "compare_chain",
-           "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
+           "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read",
+           "caught", "guarded_with"]
 
 _SKIP_MODULES = sourceless.SKIP_MODULES
 _SKIP_PATHS = tuple({p for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p})

@@ -1,4 +1,4 @@
-# expect: ShapeError TypeError
+# expect: ArgumentTypeError TypeError
 # jax: TypeError (TypeError): Custom JVP rule must produce primal and tangent outputs with corresponding shapes and dtypes. Expected float32[3] (tangent type of float32[3]) but got float32[2
 import numpy as np
 import astjax

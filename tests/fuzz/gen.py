@@ -24,6 +24,7 @@ from .gen_constructs2 import CONSTRUCTS2, PRELUDE2, Constructs2Mixin
 from .gen_constructs3 import CONSTRUCTS3, PRELUDE3, Constructs3Mixin
 from .gen_constructs4 import CONSTRUCTS4, PRELUDE4, Constructs4Mixin
 from .gen_constructs5 import CONSTRUCTS5, Constructs5Mixin
+from .gen_constructs6 import CONSTRUCTS6, PRELUDE6, Constructs6Mixin
 from .nodes import Block, Line
 
 FEATURES = (
@@ -33,7 +34,7 @@ FEATURES = (
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
     "global_forms", "pystate", "pystate_staged", "pystate_hidden", "closures",
-) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 + CONSTRUCTS5
+) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 + CONSTRUCTS5 + CONSTRUCTS6
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
 # constructs added after the documented seed ranges were run, so that those ranges
@@ -65,10 +66,13 @@ FEATURES = (
 # writing `self`, NamedTuple carries, `*args`/`**kwargs` helpers, nested `jit` helpers,
 # lambdas made in loops, guarded `match`, `jnp.where` masks), and the fifth
 # (`gen_constructs5.CONSTRUCTS5`: closures reading names bound after the `def`,
-# generator expressions into `sum`/`any`, `:=` in comprehensions, starred targets)
+# generator expressions into `sum`/`any`, `:=` in comprehensions, starred targets), and the
+# sixth (`gen_constructs6.CONSTRUCTS6`: a `with` whose `__exit__` swallows a `raise`,
+# `try`/`except`/`else`/`finally` around a static `raise`, nested functions mutating an
+# enclosing list or dict, `o.items[k] += ...`)
 DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged",
                "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 \
-    + CONSTRUCTS5
+    + CONSTRUCTS5 + CONSTRUCTS6
 
 
 def render_body(body, mode, indent):
@@ -139,6 +143,7 @@ class Program:
     uses_constructs2 = False  # a `CONSTRUCTS2` feature: `Box`
     uses_constructs3 = False  # a `CONSTRUCTS3` feature: `GC3`, `CM3`, `astjax.named_scope`
     uses_constructs4 = False  # a `CONSTRUCTS4` feature: `St4`, `Acc4`, `va4`, `jit4`, `jh4`
+    uses_constructs6 = False  # a `CONSTRUCTS6` feature: `Sw6`, `Bag6`
 
     def __init__(self, seed, body, ptype):
         self.seed, self.body, self.ptype = seed, body, ptype
@@ -152,7 +157,8 @@ class Program:
             CONSTRUCTS_PRELUDE[mode] if self.uses_constructs else "") + (
             PRELUDE2 if self.uses_constructs2 else "") + (
             PRELUDE3[mode] if self.uses_constructs3 else "") + (
-            PRELUDE4[mode] if self.uses_constructs4 else "")
+            PRELUDE4[mode] if self.uses_constructs4 else "") + (
+            PRELUDE6 if self.uses_constructs6 else "")
         return PRELUDE[mode] + common + "\n".join(lines) + TAIL
 
     def nodes(self):
@@ -187,7 +193,7 @@ class Env:
 
 
 class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4Mixin,
-                Constructs5Mixin):
+                Constructs5Mixin, Constructs6Mixin):
     def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5, enabled=()):
         self.rng = random.Random(seed)
         self.seed = seed
@@ -321,7 +327,8 @@ class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4
                       "enum_zip", "container_loop", "closure_carry", "while_true",
                       "del_loop_tmp", "global_nonlocal", "scope_with",
                       "try_finally", "class_state", "nt_carry", "jit_helper", "lambda_loop",
-                      "match_guard", "late_closure"]
+                      "match_guard", "late_closure", "swallow_with", "raise_branch",
+                      "closure_list", "aug_obj_sub"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return", "comprehension", "star_unpack", "assert_del", "helper_kwonly",
@@ -699,4 +706,5 @@ def generate(seed, disabled=(), enabled=()):
     prog.uses_constructs2 = getattr(g, "uses_constructs2", False)
     prog.uses_constructs3 = getattr(g, "uses_constructs3", False)
     prog.uses_constructs4 = getattr(g, "uses_constructs4", False)
+    prog.uses_constructs6 = getattr(g, "uses_constructs6", False)
     return prog

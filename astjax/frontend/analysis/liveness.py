@@ -16,8 +16,9 @@ not what the guarded rest reads: after a `return`, only the return value; after 
 head. Each `if` records that set in `ag_jump_live` (flag -> names) for its guard's
 flag and for the flags its branches set. A `raise` does not fall through: live before
 it is what it reads and what is live where it goes (the enclosing `try`'s handlers
-and `finally`, or the function's exit), so a name bound on every path that does not
-raise is not live before the statement binding it."""
+and `finally`, after a `with` whose manager may swallow it, or the function's exit),
+so a name bound on every path that does not raise is not live before the statement
+binding it."""
 from __future__ import annotations
 
 import gast
@@ -223,8 +224,17 @@ def _stmt(s, live_out):
         finally:
             _raise_live.pop()
     elif isinstance(s, gast.With):
-        # `as` binds its targets before the body: not live before the `with`
-        live = (_block(s.body, live_out) - activity.modified(s.items)) | activity.read(s.items)
+        # `as` binds its targets before the body: not live before the `with`. The
+        # manager's `__exit__` may swallow an exception raised anywhere in the body,
+        # execution going on after the `with`: as a `try` whose handler does nothing,
+        # what is live after it is live all through the body
+        raised = frozenset(live_out) | _raise_live[-1]
+        _raise_live.append(raised)
+        try:
+            body = _block(s.body, live_out) | raised
+        finally:
+            _raise_live.pop()
+        live = (body - activity.modified(s.items)) | activity.read(s.items)
     elif isinstance(s, gast.Raise):
         live = set(_raise_live[-1]) | activity.read(s)
     else:

@@ -1,0 +1,8 @@
+# expect: ArgumentTypeError TypeError
+# jax: TypeError (TypeError): 'float' object cannot be interpreted as an integer
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax, random, tree_util
+
+random.orthogonal(random.key(0), 2.5)  # error
