@@ -28,7 +28,7 @@ from ..creation import eye as _eye
 from ..reductions import any as _any, max as _max, min as _min, sum as _sum
 from ..shapes import diagonal as _dg, moveaxis as _moveaxis, trace as _tr
 from ..ufuncs import asarray_operand, promote_args_inexact, where
-from ..util import canonicalize_axes, check_hashable, library_jit
+from ..util import canonicalize_axes, check_hashable as _check_hashable, library_jit
 from .decompositions import (EigResult, EighResult, QRResult, SlogdetResult,  # noqa: F401
                              SVDResult, det, eig, eigh, eigvals, eigvalsh, inv, lstsq,
                              matrix_rank, pinv, qr, slogdet, solve, svd, svdvals)
@@ -142,7 +142,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
         if ord is None:
             return vector_norm(x, keepdims=keepdims)
         axis = tuple(range(nd))
-    axes = canonicalize_axes(check_hashable(axis, "norm"), nd, "norm", sequences=(tuple,))
+    axes = canonicalize_axes(_check_hashable(axis, "norm"), nd, "norm", sequences=(tuple,))
     if len(axes) == 1:
         return vector_norm(x, axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axes) != 2:
