@@ -40,3 +40,38 @@ def test_grad_through_triangular_solve_of_a_vector():
     np.testing.assert_allclose(gb, [0.10546875, 0.140625, 0.1875, 0.25], rtol=1e-6)
     np.testing.assert_allclose(np.diag(ga), [0., -0.03515625, -0.08203125, -0.14453125],
                                rtol=1e-6)
+
+
+def test_average_with_weights_along_an_axis():
+    # blackjax's test_laps_nan_survival: `jnp.average(x, weights=w, axis=0)` with x of
+    # shape (10, 2) and w of shape (10,) raised "incompatible shapes for broadcasting"
+    # (a and w were broadcast before the weights were placed along the axis); JAX's
+    # weights may have the shape of `a` along several axes, in the axes' order
+    a = np.arange(20., dtype=np.float32).reshape(10, 2)
+    w = np.arange(10., dtype=np.float32)
+    np.testing.assert_allclose(jnp.average(a, weights=w, axis=0), [12.666667, 13.666667])
+    avg, wsum = jnp.average(a, weights=w, axis=0, returned=True)
+    np.testing.assert_allclose(wsum, [45., 45.])
+    np.testing.assert_allclose(jax.jit(lambda a, w: jnp.average(a, axis=0, weights=w))(a, w),
+                               [12.666667, 13.666667])
+    b = np.arange(24., dtype=np.float32).reshape(2, 3, 4)
+    wb = np.arange(8., dtype=np.float32).reshape(4, 2) + 1
+    np.testing.assert_allclose(jnp.average(b, axis=(2, 0), weights=wb),
+                               [8.722222, 12.722222, 16.722223], rtol=1e-6)
+    assert jnp.average(b, axis=(2, 0), weights=wb, returned=True,
+                       keepdims=True)[1].shape == (1, 3, 1)
+    for kwargs in (dict(weights=w), dict(weights=np.ones((2, 10)), axis=0),
+                   dict(weights=np.ones(3), axis=0)):
+        with pytest.raises(ValueError):   # (JAX's class for each)
+            jnp.average(a, **kwargs)
+
+
+def test_nan_to_num_of_typed_keys_returns_them():
+    # blackjax's LinearRegressionTest::test_adjusted_mclmc: `jnp.nan_to_num` over a state
+    # holding a typed key raised "PRNGKeyArray object is not a valid argument"; JAX
+    # returns non-float inputs, keys included, unchanged
+    k = jax.random.key(0)
+    assert jnp.nan_to_num(k).dtype == k.dtype
+    ks = jax.random.split(k, 3)
+    assert jax.jit(jnp.nan_to_num)(ks).shape == (3,)
+    assert (jax.random.key_data(jax.vmap(jnp.nan_to_num)(ks)) == jax.random.key_data(ks)).all()

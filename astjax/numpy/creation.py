@@ -361,6 +361,7 @@ def tri(N, M=None, k=0, dtype=None):
            [1, 1]], dtype=int32)
     """
     N, M = _dims("jnp.tri", N, N if M is None else M)
+    k = static_int(k, "jnp.tri's k")
     r = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     c = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
     return lax.convert_element_type(lax.ge(lax.add(r, np.int32(k)), c),
@@ -385,6 +386,7 @@ def tril(m, k=0):
     Array([[1., 0.],
            [1., 1.]], dtype=float32)
     """
+    k = static_int(k, "jnp.tril's k")   # (JAX: TypeError for 1.5)
     m = asarray(m)
     _at_least_2d(m, "tril")
     N, M = core.get_aval(m).shape[-2:]
@@ -404,6 +406,7 @@ def triu(m, k=0):
     Array([[1., 1.],
            [0., 1.]], dtype=float32)
     """
+    k = static_int(k, "jnp.triu's k")   # (JAX: TypeError for 1.5)
     m = asarray(m)
     _at_least_2d(m, "triu")
     N, M = core.get_aval(m).shape[-2:]

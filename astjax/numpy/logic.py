@@ -275,6 +275,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
       >>> jnp.nan_to_num(jnp.array([jnp.nan, jnp.inf, 1.0]))
       Array([0.0000000e+00, 3.4028235e+38, 1.0000000e+00], dtype=float32)
     """
+    if uf._is_key_array(x):   # (JAX: typed keys, like any non-float input, unchanged)
+        return x
     x = asarray_operand(x)
     dt = _dt(x)
     if not dtypes.is_inexact(dt):

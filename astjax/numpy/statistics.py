@@ -301,21 +301,26 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
                         dtype=np.int64))
         wsum = lax.full(core.get_aval(avg).shape, n, _dt(avg))
     else:
-        a, w = promote_args_inexact("average", a, asarray_operand(weights))
+        # dtypes only: weights along `axis` are placed below, not broadcast first
+        a, w = uf.promote_dtypes_inexact(a, asarray_operand(weights))
         ash, wsh = core.get_aval(a).shape, core.get_aval(w).shape
-        if ash != wsh:
+        if ash != wsh:   # (JAX's checks, as ValueErrors)
             if axis is None:
-                raise ShapeError("average: axis must be given when shapes of a and weights differ")
-            if len(wsh) != 1:
-                raise ShapeError("average: 1D weights expected when shapes differ")
-            ax = canonicalize_axis(axis, len(ash), "average")
-            if wsh[0] != ash[ax]:
-                raise ShapeError("average: length of weights differs from the axis of a")
-            shape = [1] * len(ash)
-            shape[ax] = wsh[0]
-            w = lax.reshape(w, tuple(shape))
-        wsum = _sum(uf.broadcast_to_shape(w, ash), axis=axis, keepdims=keepdims)
+                raise ShapeValueError("average: axis must be specified when shapes of a and "
+                                      "weights differ")
+            axes = canonicalize_axes(axis, len(ash), "average")
+            if wsh != tuple(ash[i] for i in axes):
+                raise ShapeValueError("average: shape of weights must be consistent with "
+                                      f"shape of a along the specified axis; got {wsh} for "
+                                      f"a of shape {ash} and axis={axis!r}")
+            order = tuple(int(i) for i in np.argsort(axes))
+            if order != tuple(range(len(order))):
+                w = lax.transpose(w, order)
+            w = lax.reshape(w, tuple(d if i in axes else 1 for i, d in enumerate(ash)))
+        wsum = _sum(w, axis=axis, keepdims=keepdims)
         avg = uf.true_divide(_sum(uf.multiply(a, w), axis=axis, keepdims=keepdims), wsum)
+        if returned and core.get_aval(wsum).shape != core.get_aval(avg).shape:
+            wsum = uf.broadcast_to_shape(wsum, core.get_aval(avg).shape)
     return (avg, wsum) if returned else avg
 
 # ----------------------------------------------------------- covariance etc.

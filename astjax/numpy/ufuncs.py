@@ -20,7 +20,7 @@ from .operands import (_dtype, _is_operand, asarray, asarray_operand, broadcast_
 from .sorting import nonzero as _nonzero
 from .ufunc_docs import doc as _doc
 from .ufunc_dispatch import _binary, _unary
-from .util import library_jit as _library_jit
+from .util import library_jit as _library_jit, static_int as _static_int
 from .. import typing as _typing
 
 
@@ -338,6 +338,7 @@ def _no_out(out, what):
 
 def around(a, decimals=0, out=None):
     _no_out(out, "jnp.round")
+    decimals = _static_int(decimals, "'decimals' argument of jnp.round")   # (JAX's TypeError)
     a = asarray_operand(a)
     dt = core.get_aval(a).dtype
     if dtypes.is_int(dt):

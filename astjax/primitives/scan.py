@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import core, dtypes, hi_state, tree_util
 from ..core import Eqn, ShapedArray, Var, bind
-from ..errors import ArgumentValueError, LoopCarryError, ShapeError, StructureError
+from ..errors import ArgumentTypeError, ArgumentValueError, LoopCarryError, ShapeError, StructureError
 from ..shape_poly import canonical_dim
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
@@ -662,6 +662,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     """JAX's `lax.scan`: `f(carry, x) -> (carry, y)` over the leading axis of `xs`.
     Mutable hi values (hijax Variables) the body writes where it closes over them are
     carried (`_scan_carrying`), as JAX carries them."""
+    if type(unroll) is not bool:   # (JAX's classes: ValueError below 0, TypeError otherwise)
+        if not isinstance(unroll, (int, np.integer)):
+            raise ArgumentTypeError("`unroll` must be a `bool` or a non-negative `int`, got "
+                                    f"{unroll!r:.40}")
+        if unroll < 0:
+            raise ArgumentValueError("`unroll` must be a `bool` or a non-negative `int`.")
     if not hi_state.active():
         return _scan(f, init, xs, length, reverse, unroll)
     return hi_state.carrying(lambda: _scan(f, init, xs, length, reverse, unroll),

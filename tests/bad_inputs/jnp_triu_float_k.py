@@ -1,6 +1,5 @@
 # expect: ArgumentTypeError TypeError
 # jax: TypeError (TypeError): 'float' object cannot be interpreted as an integer
-# xfail: astjax/numpy: jnp.triu(x, k=1.5) runs as k=1, JAX's TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: ArgumentValueError ValueError
 # jax: ValueError (ValueError): `unroll` must be a `bool` or a non-negative `int`.
-# xfail: astjax/primitives/ops.py: lax.scan(unroll=-1) runs, JAX's ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
