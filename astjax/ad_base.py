@@ -372,7 +372,8 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     flags = flags + [False] * (len(leaves) - len(flags))
     target = _differentiated(fun, flags, leaves, aux)
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
-            eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder(function=True):
+            eager_arguments(args, kwargs, nums), staging_inputs(leaves), \
+            eager_builder(function=concrete):
         try:
             if concrete and _BRANCHES_DECIDED.get() and not any(
                     isinstance(x, core.Tracer) and x.known is None for x in leaves):

@@ -38,7 +38,7 @@ def values(prim, args, params):
     which is staged (a constant the library staged, a literal or a constvar, is its
     value), as JAX's op-by-op transformation gives a concrete array there. An effect (a
     callback) stays staged: it happens on each call of the compiled program, as JAX's
-    does on each eager call."""
+    does on each eager call; so does a collective over a named axis in scope."""
     builders = core._state.builders
     if len(builders) - 1 not in core._state.op_by_op or core.primitives.get(prim.name) is not prim:
         return None   # (an extension primitive's impl runs as before: ad_eager_values)
@@ -51,7 +51,20 @@ def values(prim, args, params):
         elif type(getattr(a, "aval", None)) is core.AbstractRef:
             return None
         vals.append(a)
+    names = {f.name for f in core._state.axis_frames if f.name is not None}
+    if names and any(_names_axis(v, names) for v in params.values()):
+        return None   # (a collective over a `vmap` axis: `psum(1, 'i')` is its size)
     return None if core.has_effects(core.Eqn(prim, (), (), params)) else vals
+
+
+def _names_axis(v, names) -> bool:
+    """Whether the param value `v` is (or holds) one of the axis `names` in scope."""
+    if isinstance(v, (tuple, list, frozenset)):
+        return any(_names_axis(x, names) for x in v)
+    try:
+        return v in names
+    except TypeError:   # (unhashable)
+        return False
 
 
 def _constant_value(b, t):

@@ -120,3 +120,15 @@ def test_loop_body_stays_staged():
         return jax.lax.scan(body, 0.0, None, length=2)[0]
 
     assert float(jax.grad(f)(1.0)) == 18.0
+
+
+def test_collective_over_named_axis_stays_staged():
+    # `psum(1, 'i')` is on no transformed operand, yet is the axis size, not 1
+    out = jax.vmap(lambda x: x + jax.lax.psum(1, "i"), axis_name="i")(jnp.zeros(3))
+    np.testing.assert_array_equal(out, [3.0, 3.0, 3.0])
+
+
+def test_checkpoint_inside_grad_stays_staged():
+    # `checkpoint` traces its function to a jaxpr in JAX too: its constants are staged
+    f = jax.checkpoint(lambda x: M.sum() * jnp.sin(x))
+    np.testing.assert_allclose(jax.grad(f)(0.0), 9.0)
