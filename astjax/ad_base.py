@@ -378,7 +378,8 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     flags = flags + [False] * (len(leaves) - len(flags))
     target = _differentiated(fun, flags, leaves, aux)
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
-            eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
+            eager_arguments(args, kwargs, nums), staging_inputs(leaves), \
+            eager_builder(function=concrete):
         unknown = any(isinstance(x, core.Tracer) and x.known is None for x in leaves)
         try:
             if concrete and _BRANCHES_DECIDED.get() and not unknown:

@@ -358,7 +358,8 @@ class BatchedFunction(StagedCallable):
         passed = _HiOutputs(self.fun) if hi_state.active() else self.fun
         with core.extend_axis_env(self.axis_name, size), mapped(norm_dims), \
                 staging_inputs(leaves), \
-                eager_staging(leaves, [d is not None for d in norm_dims]), eager_builder():
+                eager_staging(leaves, [d is not None for d in norm_dims]), \
+                eager_builder(function=True):
             closed, out_tree = stage_flat(passed, in_tree, avals)
         check_mapped(closed, leaves, norm_dims)   # (JAX's sharding-in-types errors, unbatched)
         closed = discharge_closed(closed, "vmap", lift=refs)   # mutable references -> values

@@ -151,7 +151,8 @@ class Primitive:
 
     def bind(self, *args, **params):
         builders = _state.builders   # (staging, the common case: `bind` inlined)
-        if builders and not _state.compile_time_eval and not _state.user_traces:
+        if builders and not _state.compile_time_eval and not _state.user_traces \
+                and not _state.op_by_op:
             if operand_hook[0] is not None and len(args) > 1:   # (inside a shard_map body)
                 args = operand_hook[0](self, args)
             return builders[-1].add_eqn(self, args, params)
@@ -404,6 +405,7 @@ class Builder:
         self.eqns: list[Eqn] = []
         self.invars: list[Var] = []
         self.consts: dict[int, tuple[Var, Any]] = {}   # id(value) -> (var, value)
+        self.const_ids: dict[Var, int] = {}            # var -> id(value)
         self.captures: dict[int, tuple[Var, Tracer]] = {}
         self.producer: dict[Var, Eqn] = {}
         self.alive = True
@@ -444,6 +446,7 @@ class Builder:
             if aval.size == 1 and aval.ndim == 0 and isinstance(x, np.ndarray):
                 return Literal(x[()], aval)
             entry = self.consts[id(x)] = (Var(aval), x)
+            self.const_ids[entry[0]] = id(x)
         return entry[0]
 
     def const_tracer(self, value: np.ndarray) -> "Tracer":
@@ -598,6 +601,10 @@ def bind(prim: Primitive, /, *args, **params):
             if _state.eval_only == len(_state.builders):
                 raise EscapedTracerError(f"a staged value was used by {prim.name} inside "
                                          f"jax.core.eval_context, which evaluates now")
+        elif _state.op_by_op:
+            vals = op_by_op_values(prim, args, params)
+            if vals is not None:
+                return eager_backend(prim, vals, params)
         if operand_hook[0] is not None and len(args) > 1:
             args = operand_hook[0](prim, args)
         return b.add_eqn(prim, args, params)
@@ -614,6 +621,12 @@ def bind(prim: Primitive, /, *args, **params):
     if prim.higher_order and eager_key_check is not None:
         eager_key_check(prim, args, params)
     return eager_backend(prim, args, params)
+
+
+# Hook set in one spot, by astjax/op_by_op.py: while an eager transformation stages its
+# function (`_state.op_by_op`), `bind`'s operands as values when the operation runs now
+# (none of them staged), else None.
+op_by_op_values: Callable | None = None
 
 
 # Hook set in one spot, by primitives/vma.py while a shard_map body is staged:

@@ -24,6 +24,10 @@ class _State(threading.local):
         self.eval_only: int | None = None
         # libraries' `Trace`s made current, innermost last (None: astjax's own again)
         self.user_traces: list = []
+        # the depths of the builders staging an eager transformation's own function
+        # (`grad(f)(x)`, `vmap(f)(x)` outside `jit`): an operation there none of whose
+        # operands is staged runs now, as JAX runs it op by op (`core.bind`)
+        self.op_by_op: frozenset = frozenset()
 
 
 _state = _State()

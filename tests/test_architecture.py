@@ -57,7 +57,7 @@ LAYERS = [
               "astjax.shape_poly_solve", "astjax.name_stack", "astjax.gc_pause", "astjax.hi_state",
               "astjax.axis_env",
               "astjax.trace_state"]),
-    ("core", ["astjax.core", "astjax.ir"]),
+    ("core", ["astjax.core", "astjax.ir", "astjax.op_by_op"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
     ("api", ["astjax.api", "astjax.devices_api", "astjax.ad_aux", "astjax.ad_frames", "astjax.ad_eager_values", "astjax.ad_base", "astjax.ad_jacobians", "astjax.ad_api", "astjax.checkpoint_api", "astjax.custom_rules", "astjax.custom_api", "astjax.batching_api",

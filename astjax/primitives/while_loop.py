@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import ast
 import weakref
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 
 import numpy as np
@@ -59,6 +59,7 @@ from ..errors import (ArgumentValueError, DTypeError, DifferentiationError, JAXT
 from ..pyast import load, statement_rule
 from ..shape_poly_expr import as_value
 from ..util import split_list
+from ..op_by_op import function_builder
 from . import effects
 from .vma_errors import carry_mismatch
 from .base import add_tangents, lax_ops, instantiate, matchaxis, register, zeros_like_aval
@@ -88,17 +89,21 @@ _EAGER_BUILDERS: ContextVar[frozenset] = ContextVar("astjax_eager_builders",
 
 
 @contextmanager
-def eager_builder():
+def eager_builder(function=False):
     """While the next builder stages what JAX would run op by op: the function of an
     eager transformation (`vmap(f)(x)`, `grad(f)(x)`, `jvp(f, ...)` outside `jit`, or
     one called directly in such a function), or the program an eager transformation
-    compiles around it. A `jit`, a loop body or a branch staged inside is not."""
+    compiles around it. A `jit`, a loop body or a branch staged inside is not.
+    `function`: it is the transformation's function, whose operations on values that
+    are not staged run now (`core.bind`), as JAX's give concrete arrays there."""
     if not eagerly_staged():
         yield
         return
-    token = _EAGER_BUILDERS.set(_EAGER_BUILDERS.get() | {len(core._state.builders)})
+    depth = len(core._state.builders)
+    token = _EAGER_BUILDERS.set(_EAGER_BUILDERS.get() | {depth})
     try:
-        yield
+        with function_builder(depth) if function else nullcontext():
+            yield
     finally:
         _EAGER_BUILDERS.reset(token)
 

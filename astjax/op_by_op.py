@@ -1,0 +1,81 @@
+"""What runs now while an eager transformation stages its function.
+
+JAX runs `grad(f)(x)`, `vmap(f)(x)`, `jvp(f, ...)` outside `jit` op by op: an operation
+none of whose operands is a transformed value gives a concrete array, so Python control
+flow and `int()` on it are Python's (`if m[0, 0] == 1.0:` of a global `m`). astjax
+stages the function to compile it; while it stages the function's own builder
+(`function_builder`), `core.bind` runs such an operation now (`values`) and stages only
+the rest. Under `jit` everything stays staged, as JAX's omnistaging.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+
+from . import core
+
+__all__ = ["function_builder", "values"]
+
+
+@contextmanager
+def function_builder(depth):
+    """While the builder at `depth` (the next one) stages an eager transformation's own
+    function, every builder below it staging what JAX runs op by op."""
+    state = core._state
+    marked = state.op_by_op
+    state.op_by_op = marked | {depth}
+    try:
+        yield
+    finally:
+        state.op_by_op = marked
+
+
+def values(prim, args, params):
+    """`args` as values when `prim` applied to them runs now while an eager
+    transformation stages its function (`core._state.op_by_op`), else None: in that
+    function's own builder (not a loop body's or an inner `jit`'s), on operands none of
+    which is staged (a constant the library staged, a literal or a constvar, is its
+    value), as JAX's op-by-op transformation gives a concrete array there. An effect (a
+    callback) stays staged: it happens on each call of the compiled program, as JAX's
+    does on each eager call; so does a collective over a named axis in scope."""
+    builders = core._state.builders
+    if len(builders) - 1 not in core._state.op_by_op or core.primitives.get(prim.name) is not prim:
+        return None   # (an extension primitive's impl runs as before: ad_eager_values)
+    vals = []
+    for a in args:
+        if isinstance(a, core.Tracer):
+            a = _constant_value(builders[-1], a)
+            if a is None:
+                return None
+        elif type(getattr(a, "aval", None)) is core.AbstractRef:
+            return None
+        vals.append(a)
+    names = {f.name for f in core._state.axis_frames if f.name is not None}
+    if names and any(_names_axis(v, names) for v in params.values()):
+        return None   # (a collective over a `vmap` axis: `psum(1, 'i')` is its size)
+    return None if core.has_effects(core.Eqn(prim, (), (), params)) else vals
+
+
+def _names_axis(v, names) -> bool:
+    """Whether the param value `v` is (or holds) one of the axis `names` in scope."""
+    if isinstance(v, (tuple, list, frozenset)):
+        return any(_names_axis(x, names) for x in v)
+    try:
+        return v in names
+    except TypeError:   # (unhashable)
+        return False
+
+
+def _constant_value(b, t):
+    """The value of `b`'s staged constant `t` (a literal, a constvar), else None."""
+    v = t._var
+    if t.builder is not b or type(t) is not core.Tracer:
+        return None
+    if isinstance(v, core.Literal):
+        return v.val.item() if v.aval.weak_type else np.asarray(v.val, v.aval.dtype)
+    entry = b.consts.get(b.const_ids.get(v))
+    return None if entry is None else entry[1]
+
+
+core.op_by_op_values = values
