@@ -640,6 +640,16 @@ def types_of(values):
     return types
 
 
+def types_key(leaves) -> tuple:
+    """() while no Explicit mesh is in use, else the layouts of `leaves`' types: part of
+    the cache key of a function staged for them (an inner `jit`), whose staged
+    equations carry the layouts they were staged with (a broadcast's `out_sharding`)."""
+    if not shd.explicit_meshes[0]:
+        return ()
+    return (tuple(None if t is None else (t.spec, t.mesh, t.unreduced, t.reduced)
+                  for t in types_of(leaves)),)
+
+
 def nested_frame(types) -> util.pushed:
     """While the next builder stages a function whose arguments have `types` (a list
     of Typed / None, or a function of the builder's invars giving it when first

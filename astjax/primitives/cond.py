@@ -683,6 +683,26 @@ def forward_operands(operands, result, fwd):
     return tree_util.tree_unflatten(tree, leaves)
 
 
+def forward_carries(init_val, out, fwd):
+    """`while_loop`'s forwarding, of every kind of leaf: `out` with each leaf at staging position `o` in `fwd` replaced by `init_val`'s
+    leaf at position `fwd[o]` (a typed key array is one staged value: the same key, so
+    the key-reuse checker sees it consumed once)."""
+    src, k = {}, 0
+    for leaf in tree_util.tree_leaves(init_val):
+        n = len(tree_util.staging_leaves(leaf))
+        if n == 1:
+            src[k] = leaf
+        k += n
+    leaves, tree = tree_util.tree_flatten(out)
+    k = 0
+    for j, leaf in enumerate(leaves):
+        n = len(tree_util.staging_leaves(leaf))
+        if n == 1 and fwd.get(k) in src:
+            leaves[j] = src[fwd[k]]
+        k += n
+    return tree_util.tree_unflatten(tree, leaves)
+
+
 def _key_slots(tree):
     """(leaf, staging position or None) per pytree leaf of `tree`: the position of a
     leaf with a physical form (a typed key array, staged as one array)."""

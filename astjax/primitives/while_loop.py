@@ -64,7 +64,7 @@ from . import effects
 from .vma_errors import carry_mismatch
 from .base import add_tangents, lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, hi_carried, _first_lane, _fmt, _lane_select,
-                   _safe_operand, _types_match, forward_operands, forwarded, io_effects,
+                   _safe_operand, _types_match, forward_carries, forwarded, io_effects,
                    not_mapped, promote_weak_carry, stage_sub, switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
 
@@ -706,15 +706,17 @@ def _while_loop(cond_fun, body_fun, init_val):
     carry_mismatch("while_loop body", body_fun, tree, avals, body_tree, body_out)
     outs = bind_while(cond, body, leaves)
     out = tree_util.tree_unflatten(tree, outs)
-    if core.current_builder() is not None:
+    if any(isinstance(o, core.Tracer) for o in outs):
         return out
-    # eager: a carry the body passes on unchanged and the condition does not read is
-    # the operand itself, as JAX's while_loop forwards it
+    # run now (eagerly, or on constants while an eager transformation stages: op_by_op):
+    # a carry the body passes on unchanged and the condition does not read is the
+    # initial value itself, as JAX's while_loop forwards it (a Python scalar stays one)
     read = {a for e in cond[0].eqns for a in e.invars if isinstance(a, Var)}
     read.update(v for v in cond[0].outvars if isinstance(v, Var))
     fwd = {o: i for o, i in enumerate(forwarded(body[0]))
            if i == o and cond[0].invars[i] not in read}
-    return forward_operands(init_val, out, fwd)
+    return forward_carries(init_val, out, fwd) if fwd else out
+
 
 
 def _trace_time_int(v):
