@@ -25,7 +25,6 @@ _PRNG = "astjax stages the threefry hash inline: JAX keeps random_seed / random_
 STAYS_DIFFERENT = {
     "random_key_data": _PRNG, "random_bits": _PRNG, "random_normal": _PRNG,
     "typed_key": _PRNG,
-    "index_dynamic": "x[i, 1]: astjax slices the static index first",
     "at_set": "scatter: astjax broadcasts the updates before the indices",
     "at_add": "scatter-add: update_jaxpr None; updates broadcast before the indices",
     "at_mul_static": "scatter-mul: update_jaxpr None; a scalar update not broadcast",
@@ -55,6 +54,25 @@ def test_params_as_jax(name):
         warnings.simplefilter("ignore")
         got = json.loads(json.dumps(rec.describe(rec.CASES[name](jax, jnp, lax))))
     assert _same(got, STORED[name]), (got, STORED[name])
+
+
+def test_staged_scalar_index_is_one_dynamic_slice_with_jax_values():
+    """`x[i, ...]` with a staged `i` stages JAX's one dynamic_slice over every axis
+    (static ints and slice starts as int32 constants, reversed slices rev'd after):
+    its values, negative and out-of-range indices included, are NumPy's / JAX's."""
+    t = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    def at(i, n, wrap=True):   # a staged index: from the end if negative, then clamped
+        return min(max(i + n if i < 0 and wrap else i, 0), n - 1)
+    cases = [(lambda x, i: x[i, ::-1, -1], lambda i: t[at(i, 2), ::-1, -1]),
+             (lambda x, i: x[None, i, 1:3, ..., -2], lambda i: t[None, at(i, 2), 1:3, ..., -2]),
+             (lambda x, i: x[-1, 2:0:-1, i], lambda i: t[-1, 2:0:-1, at(i, 4)]),
+             (lambda x, i: x.at[i, -1].get(wrap_negative_indices=False),
+              lambda i: t[at(i, 2, False), 0])]
+    for f, want in cases:
+        eqns = [e.primitive.name for e in jax.make_jaxpr(f)(t, np.int32(0)).jaxpr.eqns]
+        assert eqns.count("dynamic_slice") == 1 and "slice" not in eqns, eqns
+        for i in (-2, -1, 0, 1, 5):
+            np.testing.assert_array_equal(jax.jit(f)(t, np.int32(i)), want(i))
 
 
 def test_recorder_field_order():
