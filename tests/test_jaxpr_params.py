@@ -25,9 +25,6 @@ _PRNG = "astjax stages the threefry hash inline: JAX keeps random_seed / random_
 STAYS_DIFFERENT = {
     "random_key_data": _PRNG, "random_bits": _PRNG, "random_normal": _PRNG,
     "typed_key": _PRNG,
-    "at_set": "scatter: astjax broadcasts the updates before the indices",
-    "at_add": "scatter-add: update_jaxpr None; updates broadcast before the indices",
-    "at_mul_static": "scatter-mul: update_jaxpr None; a scalar update not broadcast",
     "stack": "jnp.stack: broadcast_in_dim + concatenate, JAX's stack primitive",
     "lax_reshape_dims": "lax.reshape(dimensions=): transpose + reshape",
 }
