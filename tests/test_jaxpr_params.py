@@ -72,6 +72,58 @@ def test_staged_scalar_index_is_one_dynamic_slice_with_jax_values():
             np.testing.assert_array_equal(jax.jit(f)(t, np.int32(i)), want(i))
 
 
+_SCATTERS_AS_JAX = """\
+let jaxpr = { lambda ; a:f32[] b:f32[]. let c:f32[] = add a b in (c,) } in
+{ lambda ; d:f32[4] e:i32[2]. let
+    f:bool[2] = lt e 0:i32[]
+    g:i32[2] = add e 4:i32[]
+    h:i32[2] = select_n f e g
+    i:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] h
+    j:f32[2] = broadcast_in_dim 1.0:f32[]
+    k:f32[4] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=False
+      update_consts=()
+      update_jaxpr=jaxpr
+    ] d i j
+    l:bool[2] = lt e 0:i32[]
+    m:i32[2] = add e 4:i32[]
+    n:i32[2] = select_n l e m
+    o:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] n
+    p:f32[2] = broadcast_in_dim 2.0:f32[]
+    q:f32[4] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=False
+      update_consts=()
+      update_jaxpr=jaxpr
+    ] k o p
+    r:i32[1] = broadcast_in_dim 1:i32[]
+    s:f32[4] = scatter-mul[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=True
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=True
+      update_consts=()
+      update_jaxpr={ lambda ; t:f32[] u:f32[]. let v:f32[] = mul t u in (v,) }
+    ] q r 3.0:f32[]
+  in (s,) }"""
+
+
+def test_scatters_print_jax_update_jaxpr_and_index_staging():
+    """`x.at[i].add` / `.multiply` print as JAX 0.10.2 prints them (checked with the
+    oracle): the indices before the values' broadcast, a static index as a
+    broadcast_in_dim'd constant, and each combining scatter's `update_jaxpr` (one per
+    primitive and dtype: used twice, printed once above the program as `let jaxpr`)."""
+    def f(x, i):
+        return x.at[i].add(1.0).at[i].add(2.0).at[1].multiply(3.0)
+    got = str(jax.make_jaxpr(f)(np.ones(4, np.float32), np.array([0, 2], np.int32)))
+    assert got == _SCATTERS_AS_JAX, got
+
+
 def test_recorder_field_order():
     """Named tuples are recorded with their fields in order (positional unpacking)."""
     dn = STORED["conv_nchw"][0][1]["dimension_numbers"]["ConvDimensionNumbers"]
