@@ -139,12 +139,7 @@ def _getitem(x, idx, mode=None, fill_value=None, wrap=True):
     starts, limits, strides, rev_axes = [], [], [], []
     dyn = []  # (axis, staged index)
     out_shape_ops = []  # per index entry: 'keep', 'squeeze', 'new'
-    axis = 0
-    for i in idx:
-        if i is None:
-            out_shape_ops.append(("new", None))
-            continue
-        n = av.shape[axis]
+    for i, axis, n in _per_axis(av, idx, out_shape_ops):
         if isinstance(i, slice):
             s0, s1, st = slice_indices(i, n)
             if st > 0:
@@ -179,7 +174,6 @@ def _getitem(x, idx, mode=None, fill_value=None, wrap=True):
         else:
             raise ArgumentTypeError(f"invalid index {i!r:.60} of type {type(i).__name__}",
                                 hint="use ints, slices, None, ..., or integer arrays")
-        axis += 1
     y = x
     if rev_axes:
         y = lax.rev(y, rev_axes)
@@ -198,6 +192,18 @@ def _getitem(x, idx, mode=None, fill_value=None, wrap=True):
         # (a negative index counts from the end where `wrap`)
         y = lax.dynamic_slice(y, idxs, sizes, allow_negative_indices=wrap)
     return _squeeze_and_expand(y, out_shape_ops)
+
+
+def _per_axis(av, idx, ops):
+    """(entry, axis, axis size) for each entry of `idx` but None, whose ("new", None)
+    goes to `ops` (the result's axes, in order)."""
+    axis = 0
+    for i in idx:
+        if i is None:
+            ops.append(("new", None))
+            continue
+        yield i, axis, av.shape[axis]
+        axis += 1
 
 
 def _squeeze_and_expand(y, out_shape_ops):
@@ -227,12 +233,7 @@ def _staged_dynamic_slice(x, av, idx, wrap):
     start, each counted from the end where negative (where `wrap`); then rev, squeeze
     and the new axes. (Eagerly `_getitem` slices the static entries first: fewer ops.)"""
     starts, sizes, rev_axes, ops = [], [], [], []
-    axis = 0
-    for i in idx:
-        if i is None:
-            ops.append(("new", None))
-            continue
-        n = av.shape[axis]
+    for i, axis, n in _per_axis(av, idx, ops):
         if isinstance(i, slice):
             s0, s1, st = slice_indices(i, n)
             if st < 0:   # the window in increasing order, reversed after
@@ -250,7 +251,6 @@ def _staged_dynamic_slice(x, av, idx, wrap):
             starts.append(i)
             sizes.append(1)
             ops.append(("squeeze", axis))
-        axis += 1
     if len(starts) > 1:   # one dtype for all starts, as JAX's (a static int: a constant)
         starts = [lax.convert_element_type(int(s) if isinstance(s, (int, np.integer)) else s,
                                            np.int32) for s in starts]
