@@ -87,29 +87,25 @@ let jaxpr = { lambda ; a:f32[] b:f32[]. let c:f32[] = add a b in (c,) } in
       update_consts=()
       update_jaxpr=jaxpr
     ] d i j
-    l:bool[2] = lt e 0:i32[]
-    m:i32[2] = add e 4:i32[]
-    n:i32[2] = select_n l e m
-    o:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] n
-    p:f32[2] = broadcast_in_dim 2.0:f32[]
-    q:f32[4] = scatter-add[
-      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
-      indices_are_sorted=False
-      mode=GatherScatterMode.FILL_OR_DROP
-      unique_indices=False
-      update_consts=()
-      update_jaxpr=jaxpr
-    ] k o p
-    r:i32[1] = broadcast_in_dim 1:i32[]
-    s:f32[4] = scatter-mul[
+    l:i32[1] = broadcast_in_dim 1:i32[]
+    m:f32[4] = scatter-add[
       dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
       indices_are_sorted=True
       mode=GatherScatterMode.FILL_OR_DROP
       unique_indices=True
       update_consts=()
-      update_jaxpr={ lambda ; t:f32[] u:f32[]. let v:f32[] = mul t u in (v,) }
-    ] q r 3.0:f32[]
-  in (s,) }"""
+      update_jaxpr=jaxpr
+    ] k l 2.0:f32[]
+    n:i32[1] = broadcast_in_dim 1:i32[]
+    o:f32[4] = scatter-mul[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=True
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=True
+      update_consts=()
+      update_jaxpr={ lambda ; p:f32[] q:f32[]. let r:f32[] = mul p q in (r,) }
+    ] m n 3.0:f32[]
+  in (o,) }"""
 
 
 def test_scatters_print_jax_update_jaxpr_and_index_staging():
@@ -118,7 +114,7 @@ def test_scatters_print_jax_update_jaxpr_and_index_staging():
     broadcast_in_dim'd constant, and each combining scatter's `update_jaxpr` (one per
     primitive and dtype: used twice, printed once above the program as `let jaxpr`)."""
     def f(x, i):
-        return x.at[i].add(1.0).at[i].add(2.0).at[1].multiply(3.0)
+        return x.at[i].add(1.0).at[1].add(2.0).at[1].multiply(3.0)
     got = str(jax.make_jaxpr(f)(np.ones(4, np.float32), np.array([0, 2], np.int32)))
     assert got == _SCATTERS_AS_JAX, got
 
