@@ -25,11 +25,6 @@ _PRNG = "astjax stages the threefry hash inline: JAX keeps random_seed / random_
 STAYS_DIFFERENT = {
     "random_key_data": _PRNG, "random_bits": _PRNG, "random_normal": _PRNG,
     "typed_key": _PRNG,
-    "index_dynamic": "x[i, 1]: astjax slices the static index first",
-    "at_set": "scatter: astjax broadcasts the updates before the indices",
-    "at_add": "scatter-add: update_jaxpr None; updates broadcast before the indices",
-    "at_mul_static": "scatter-mul: update_jaxpr None; a scalar update not broadcast",
-    "stack": "jnp.stack: broadcast_in_dim + concatenate, JAX's stack primitive",
     "lax_reshape_dims": "lax.reshape(dimensions=): transpose + reshape",
 }
 
@@ -55,6 +50,73 @@ def test_params_as_jax(name):
         warnings.simplefilter("ignore")
         got = json.loads(json.dumps(rec.describe(rec.CASES[name](jax, jnp, lax))))
     assert _same(got, STORED[name]), (got, STORED[name])
+
+
+def test_staged_scalar_index_is_one_dynamic_slice_with_jax_values():
+    """`x[i, ...]` with a staged `i` stages JAX's one dynamic_slice over every axis
+    (static ints and slice starts as int32 constants, reversed slices rev'd after):
+    its values, negative and out-of-range indices included, are NumPy's / JAX's."""
+    t = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    def at(i, n, wrap=True):   # a staged index: from the end if negative, then clamped
+        return min(max(i + n if i < 0 and wrap else i, 0), n - 1)
+    cases = [(lambda x, i: x[i, ::-1, -1], lambda i: t[at(i, 2), ::-1, -1]),
+             (lambda x, i: x[None, i, 1:3, ..., -2], lambda i: t[None, at(i, 2), 1:3, ..., -2]),
+             (lambda x, i: x[-1, 2:0:-1, i], lambda i: t[-1, 2:0:-1, at(i, 4)]),
+             (lambda x, i: x.at[i, -1].get(wrap_negative_indices=False),
+              lambda i: t[at(i, 2, False), 0])]
+    for f, want in cases:
+        eqns = [e.primitive.name for e in jax.make_jaxpr(f)(t, np.int32(0)).jaxpr.eqns]
+        assert eqns.count("dynamic_slice") == 1 and "slice" not in eqns, eqns
+        for i in (-2, -1, 0, 1, 5):
+            np.testing.assert_array_equal(jax.jit(f)(t, np.int32(i)), want(i))
+
+
+_SCATTERS_AS_JAX = """\
+let jaxpr = { lambda ; a:f32[] b:f32[]. let c:f32[] = add a b in (c,) } in
+{ lambda ; d:f32[4] e:i32[2]. let
+    f:bool[2] = lt e 0:i32[]
+    g:i32[2] = add e 4:i32[]
+    h:i32[2] = select_n f e g
+    i:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] h
+    j:f32[2] = broadcast_in_dim 1.0:f32[]
+    k:f32[4] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=False
+      update_consts=()
+      update_jaxpr=jaxpr
+    ] d i j
+    l:i32[1] = broadcast_in_dim 1:i32[]
+    m:f32[4] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=True
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=True
+      update_consts=()
+      update_jaxpr=jaxpr
+    ] k l 2.0:f32[]
+    n:i32[1] = broadcast_in_dim 1:i32[]
+    o:f32[4] = scatter-mul[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=True
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=True
+      update_consts=()
+      update_jaxpr={ lambda ; p:f32[] q:f32[]. let r:f32[] = mul p q in (r,) }
+    ] m n 3.0:f32[]
+  in (o,) }"""
+
+
+def test_scatters_print_jax_update_jaxpr_and_index_staging():
+    """`x.at[i].add` / `.multiply` print as JAX 0.10.2 prints them (checked with the
+    oracle): the indices before the values' broadcast, a static index as a
+    broadcast_in_dim'd constant, and each combining scatter's `update_jaxpr` (one per
+    primitive and dtype: used twice, printed once above the program as `let jaxpr`)."""
+    def f(x, i):
+        return x.at[i].add(1.0).at[1].add(2.0).at[1].multiply(3.0)
+    got = str(jax.make_jaxpr(f)(np.ones(4, np.float32), np.array([0, 2], np.int32)))
+    assert got == _SCATTERS_AS_JAX, got
 
 
 def test_recorder_field_order():

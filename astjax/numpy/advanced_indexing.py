@@ -238,8 +238,10 @@ class _Plan:
                                  if a[0] != "win")
         self.window_dims = [a[1] for a in self.axes if a[0] == "win"]
 
-    def indices(self, force=False):
-        """(index array of batch_shape + (k,), operand dims it indexes)."""
+    def indices(self, force=False, staged=False):
+        """(index array of batch_shape + (k,), operand dims it indexes); `staged` (while
+        staging a scatter), static scalar indices as JAX stages them: each an int32
+        constant put in by broadcast_in_dim (then concatenated), not one constant array."""
         bs, dt = self.batch_shape, self.idx_dtype
         comps, dims = [], []
         bpos = [k for k, a in enumerate(self.batch_axes) if a[0] == "B"]
@@ -270,7 +272,9 @@ class _Plan:
                 dims.append(a[1])
         if not comps:
             return None, []
-        if all(isinstance(c, np.ndarray) for c in comps):
+        if not self.bshape:   # no index array: JAX's order, that of the operand's axes
+            comps, dims = map(list, zip(*sorted(zip(comps, dims), key=lambda cd: cd[1])))
+        if all(isinstance(c, np.ndarray) for c in comps) and not (staged and bs == ()):
             return np.stack(comps, -1).astype(dt), dims
         parts = [lax.broadcast_in_dim(c if not isinstance(c, np.ndarray) else asarray(c),
                                       bs + (1,), tuple(range(len(bs)))) for c in comps]
@@ -391,10 +395,12 @@ def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
     # as JAX: the update is computed in x's and the values' common dtype, then cast back
     # (uint8 200 .at[].subtract(2.5) is 197, not 200 - 2 or 200 + uint8(-2.5))
     xp, v = promote_dtypes(x, values)
-    upd = lax.reshape(_broadcast_values(v, plan.full_shape), plan.shape_out)
     if av.ndim == 0:
+        upd = lax.reshape(_broadcast_values(v, plan.full_shape), plan.shape_out)
         return _cast_back(_SIMPLE[kind](xp, upd), av)
-    indices, dims = plan.indices(force=True)
+    indices, dims = plan.indices(force=True, staged=isinstance(x, Tracer))
+    # (the indices before the values' broadcast, as JAX)
+    upd = lax.reshape(_broadcast_values(v, plan.full_shape), plan.shape_out)
     dn = ScatterDimensionNumbers(
         update_window_dims=tuple(plan.window_pos), inserted_window_dims=plan.collapsed(),
         scatter_dims_to_operand_dims=tuple(dims))

@@ -133,16 +133,13 @@ def _getitem(x, idx, mode=None, fill_value=None, wrap=True):
     if (mode is not None or fill_value is not None or any(_is_array_index(i) for i in idx)
             or _partial_on_devices(x, av, idx)):
         return gather_index(x, idx, mode, fill_value, wrap=wrap)
+    if _staged_scalar_index(idx) and all(isinstance(d, int) for d in av.shape):
+        return _staged_dynamic_slice(x, av, idx, wrap)
     # basic indexing: static slices, then dynamic scalar indices, then squeeze/newaxis
     starts, limits, strides, rev_axes = [], [], [], []
     dyn = []  # (axis, staged index)
     out_shape_ops = []  # per index entry: 'keep', 'squeeze', 'new'
-    axis = 0
-    for i in idx:
-        if i is None:
-            out_shape_ops.append(("new", None))
-            continue
-        n = av.shape[axis]
+    for i, axis, n in _per_axis(av, idx, out_shape_ops):
         if isinstance(i, slice):
             s0, s1, st = slice_indices(i, n)
             if st > 0:
@@ -177,7 +174,6 @@ def _getitem(x, idx, mode=None, fill_value=None, wrap=True):
         else:
             raise ArgumentTypeError(f"invalid index {i!r:.60} of type {type(i).__name__}",
                                 hint="use ints, slices, None, ..., or integer arrays")
-        axis += 1
     y = x
     if rev_axes:
         y = lax.rev(y, rev_axes)
@@ -195,6 +191,24 @@ def _getitem(x, idx, mode=None, fill_value=None, wrap=True):
                 and core.get_aval(i).dtype != dtypes.int32 and isinstance(i, Tracer) else i for i in idxs]
         # (a negative index counts from the end where `wrap`)
         y = lax.dynamic_slice(y, idxs, sizes, allow_negative_indices=wrap)
+    return _squeeze_and_expand(y, out_shape_ops)
+
+
+def _per_axis(av, idx, ops):
+    """(entry, axis, axis size) for each entry of `idx` but None, whose ("new", None)
+    goes to `ops` (the result's axes, in order)."""
+    axis = 0
+    for i in idx:
+        if i is None:
+            ops.append(("new", None))
+            continue
+        yield i, axis, av.shape[axis]
+        axis += 1
+
+
+def _squeeze_and_expand(y, out_shape_ops):
+    """`y` (one axis per indexed axis) with the integer-indexed axes squeezed out and
+    the None entries' axes put in."""
     squeeze_axes = [ax for op, ax in out_shape_ops if op == "squeeze"]
     if squeeze_axes:
         y = lax.squeeze(y, squeeze_axes)
@@ -202,6 +216,48 @@ def _getitem(x, idx, mode=None, fill_value=None, wrap=True):
     if "new" in kept:   # (JAX's lax.expand_dims: a broadcast_in_dim)
         y = lax.expand_dims(y, [i for i, op in enumerate(kept) if op == "new"])
     return y
+
+
+def _staged_scalar_index(idx):
+    """Whether `x[idx]` is JAX's dynamic-slice indexing while staging: a staged integer
+    scalar among ints, None and unit-step (or reversed unit-step) slices."""
+    return any(isinstance(i, Tracer) and _static_int(i) is None and _is_int_scalar(i)
+               for i in idx) and all(
+        not isinstance(i, slice) or i.step is None or _static_int(i.step) in (1, -1)
+        for i in idx)
+
+
+def _staged_dynamic_slice(x, av, idx, wrap):
+    """`x[idx]` as JAX stages it (see `_staged_scalar_index`): one dynamic_slice whose
+    start per axis is the index (a static int as an int32 constant), or the slice's
+    start, each counted from the end where negative (where `wrap`); then rev, squeeze
+    and the new axes. (Eagerly `_getitem` slices the static entries first: fewer ops.)"""
+    starts, sizes, rev_axes, ops = [], [], [], []
+    for i, axis, n in _per_axis(av, idx, ops):
+        if isinstance(i, slice):
+            s0, s1, st = slice_indices(i, n)
+            if st < 0:   # the window in increasing order, reversed after
+                starts.append(s1 + 1)
+                sizes.append(max(0, s0 - s1))
+                rev_axes.append(axis)
+            else:
+                starts.append(s0)
+                sizes.append(max(0, s1 - s0))
+            ops.append(("keep", axis))
+        else:
+            if n == 0:   # (XLA cannot slice an empty axis: JAX's IndexError)
+                raise ArgumentIndexError(f"index is out of bounds for axis {axis} with size 0",
+                                         hint="this axis has no elements")
+            starts.append(i)
+            sizes.append(1)
+            ops.append(("squeeze", axis))
+    if len(starts) > 1:   # one dtype for all starts, as JAX's (a static int: a constant)
+        starts = [lax.convert_element_type(int(s) if isinstance(s, (int, np.integer)) else s,
+                                           np.int32) for s in starts]
+    y = lax.dynamic_slice(x, starts, sizes, allow_negative_indices=wrap)
+    if rev_axes:
+        y = lax.rev(y, rev_axes)
+    return _squeeze_and_expand(y, ops)
 
 
 class _IndexUpdateHelper:

@@ -421,7 +421,9 @@ def stack(arrays, axis=0, out=None, dtype=None) -> Array:
     if len(shapes) != 1:
         raise ShapeValueError(f"all input arrays must have the same shape, got "
                               f"{', '.join(str(core.get_aval(a).shape) for a in arrays)}")
-    return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
+    # (as JAX: the operands promoted to one dtype, or cast to `dtype`, then one `stack`)
+    arrays = promote_dtypes(*arrays) if dtype is None else [astype(a, dtype) for a in arrays]
+    return lax.stack(arrays, axis)
 
 
 def vstack(tup, dtype=None):

@@ -287,7 +287,7 @@ def _gather_jvp(primals, tangents, **params):
 
 def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted=False,
                       unique_indices=False, mode=None, fill_value=None):
-    from .scatter import ScatterDimensionNumbers, scatter_add_p
+    from .scatter import ScatterDimensionNumbers, _bind as _bind_scatter, scatter_add_p
     if _is_zero(ct):
         return [None, None]
     dn = dimension_numbers
@@ -301,7 +301,7 @@ def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, indices_are
     smode = mode if mode != GatherScatterMode.PROMISE_IN_BOUNDS else mode
     if smode == GatherScatterMode.CLIP:
         smode = GatherScatterMode.CLIP
-    out = bind(scatter_add_p, z, idx, ct, dimension_numbers=sdn,
+    out = _bind_scatter(scatter_add_p, z, idx, ct, dimension_numbers=sdn,
                indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                mode=smode, update_jaxpr=None, update_consts=())
     return [out, None]

@@ -10,6 +10,7 @@ is FILL_OR_DROP for the scatters (out-of-bounds windows are dropped).
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -190,6 +191,33 @@ def _no_bool_ae(name, op):
 
 # ---- shared by the five blocks: AD helpers, batch rule, printed source, wrapper
 
+_COMBINERS = {"scatter-add": "add", "scatter-sub": "sub", "scatter-mul": "mul",
+              "scatter-min": "min", "scatter-max": "max"}
+
+_NO_BOOL = ("scatter-add", "scatter-sub", "scatter-mul")
+
+
+@functools.lru_cache(maxsize=None)
+def combiner_jaxpr(name, dtype):
+    """JAX's `update_jaxpr` of the `name` scatter on `dtype`: the scalar combiner
+    `{ lambda ; a b. let c = add a b in (c,) }`, one object per (scatter, dtype) as
+    JAX's cached one (printed once as `let jaxpr = ...` when used twice)."""
+    op = getattr(lax_ops(), _COMBINERS[name])
+    aval = ShapedArray((), dtype)
+    return core.stage_open(lambda a, b: [op(a, b)], [aval, aval])[0]
+
+
+def _bind(p, operand, indices, updates, **params):
+    """`bind(p, ...)` for the scatters, a combining one's `update_jaxpr` its combiner
+    on the operand's dtype (whatever params it was handed: a rule binding another
+    scatter with them). Booleans have none for add / sub / mul: their abstract eval
+    raises JAX's TypeError."""
+    dtype = core.get_aval(operand).dtype
+    if p.name in _COMBINERS and not (dtype == dtypes.bool_ and p.name in _NO_BOOL):
+        params["update_jaxpr"] = combiner_jaxpr(p.name, dtype)
+    return bind(p, operand, indices, updates, **params)
+
+
 
 def _scatter_gather_dims(dn, operand_shape, updates_shape):
     """The gather that reads back what a scatter with `dn` wrote."""
@@ -224,10 +252,10 @@ def _scatter_linear_jvp(p):
     def rule(primals, tangents, **params):
         x, idx, u = primals
         tx, _, tu = tangents
-        out = bind(p, x, idx, u, **params)
+        out = _bind(p, x, idx, u, **params)
         if _is_zero(tx) and _is_zero(tu):
             return out, Zero(_aval(out))
-        return out, bind(p, instantiate(tx, _aval(x)), idx, instantiate(tu, _aval(u)), **params)
+        return out, _bind(p, instantiate(tx, _aval(x)), idx, instantiate(tu, _aval(u)), **params)
     return rule
 
 
@@ -255,7 +283,7 @@ def _scatter_batch(p):
                 scatter_dims_to_operand_dims=inc(dn.scatter_dims_to_operand_dims),
                 operand_batching_dims=(0,) + inc(dn.operand_batching_dims),
                 scatter_indices_batching_dims=(0,) + inc(dn.scatter_indices_batching_dims))
-        return bind(p, operand, indices, updates, dimension_numbers=dn2, **params), 0
+        return _bind(p, operand, indices, updates, dimension_numbers=dn2, **params), 0
     return rule
 
 
@@ -264,7 +292,7 @@ def _scatter_source(name):
 
     def rule(gen, eqn):
         p = eqn.params
-        if p.get("update_jaxpr") is not None:
+        if p.get("update_jaxpr") is not None and eqn.primitive.name not in _COMBINERS:
             return gen.generic(eqn)
         kw = {"dimension_numbers": gen.value(p["dimension_numbers"])}
         for k in ("indices_are_sorted", "unique_indices"):
@@ -293,7 +321,7 @@ def _scatter(p):
                                      _tuple(getattr(dn, "scatter_indices_batching_dims", ())))
         operand = _operand(operand)
         updates = _like(updates, core.get_aval(operand).dtype)
-        return bind(p, operand, _operand(scatter_indices), updates, dimension_numbers=dn,
+        return _bind(p, operand, _operand(scatter_indices), updates, dimension_numbers=dn,
                     indices_are_sorted=bool(indices_are_sorted),
                     unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode),
                     update_jaxpr=None, update_consts=())
@@ -308,12 +336,12 @@ def _scatter_jvp(primals, tangents, **params):
     x, idx, u = primals
     tx, _, tu = tangents
     if _is_zero(tx) and _is_zero(tu):
-        out = bind(scatter_p, x, idx, u, **params)
+        out = _bind(scatter_p, x, idx, u, **params)
         return out, Zero(_aval(out))
     xa, ua = _aval(x), _aval(u)
     tx, tu = instantiate(tx, xa), instantiate(tu, ua)
     if params.get("unique_indices"):   # (the promise: no element is written twice)
-        return bind(scatter_p, x, idx, u, **params), bind(scatter_p, tx, idx, tu, **params)
+        return _bind(scatter_p, x, idx, u, **params), _bind(scatter_p, tx, idx, tu, **params)
     # Where indices repeat, one update wins (XLA's choice) and the others leave no trace,
     # so their derivative is zero, as JAX's rule gives: number the updates 1, 2, ... (one
     # number per window), scatter the numbers as the values are scattered, read back
@@ -329,12 +357,12 @@ def _scatter_jvp(primals, tangents, **params):
                      else np.uint32)
     ids = L.broadcast_in_dim(L.add(L.reshape(L.iota(id_dt, n_ids), ids_shape),
                                    L.full(ids_shape, 1, id_dt)), ua.shape, tuple(range(ua.ndim)))
-    landed = bind(scatter_p, L.full(xa.shape, 0, id_dt), idx, ids, **params)
+    landed = _bind(scatter_p, L.full(xa.shape, 0, id_dt), idx, ids, **params)
     back = _gather_for_scatter(landed, idx, dict(params, mode=GatherScatterMode.CLIP), ua)
     kept, won = L.eq(landed, L.full(xa.shape, 0, id_dt)), L.eq(ids, back)
 
     def add_winners(a, v):
-        return bind(scatter_add_p, L.select(kept, a, L.full_like(a, 0)), idx,
+        return _bind(scatter_add_p, L.select(kept, a, L.full_like(a, 0)), idx,
                     L.select(won, v, L.full_like(v, 0)), **params)
     return add_winners(x, u), add_winners(tx, tu)
 
@@ -349,7 +377,7 @@ def _scatter_transpose(ct, x, idx, u, **params):
     if _is_zero(ct):
         return [None, None, None]
     ua = _aval(u)
-    cx = bind(scatter_p, ct, idx, instantiate(Zero(ua)), **params) if is_undefined(x) else None
+    cx = _bind(scatter_p, ct, idx, instantiate(Zero(ua)), **params) if is_undefined(x) else None
     cu = _gather_for_scatter(ct, idx, params, ua) if is_undefined(u) else None
     return [cx, None, cu]
 
@@ -410,10 +438,10 @@ scatter_sub.__doc__ = ("`lax.scatter_sub`: like `scatter_add`, subtracting each 
 def _scatter_mul_jvp(primals, tangents, **params):
     x, idx, u = primals
     tx, _, tu = tangents
-    out = bind(scatter_mul_p, x, idx, u, **params)
+    out = _bind(scatter_mul_p, x, idx, u, **params)
     ts = []
     if not _is_zero(tx):
-        ts.append(bind(scatter_mul_p, tx, idx, u, **params))
+        ts.append(_bind(scatter_mul_p, tx, idx, u, **params))
     if not _is_zero(tu):
         if not params.get("unique_indices"):
             raise DerivativeNotImplementedError(
@@ -422,7 +450,7 @@ def _scatter_mul_jvp(primals, tangents, **params):
         # (the operand times the tangents scattered: as JAX's rule, an inf or NaN operand
         # element no index names gives a NaN tangent there)
         z = instantiate(Zero(_aval(x)))
-        ts.append(lax_ops().mul(x, bind(scatter_add_p, z, idx, tu, **params)))
+        ts.append(lax_ops().mul(x, _bind(scatter_add_p, z, idx, tu, **params)))
     if not ts:
         return out, Zero(_aval(out))
     return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
@@ -434,7 +462,7 @@ def _scatter_mul_transpose(ct, x, idx, u, **params):
             "scatter_mul gradients are only implemented if `unique_indices=True` (as in JAX)")
     if _is_zero(ct):
         return [None, None, None]
-    cx = bind(scatter_mul_p, ct, idx, u, **params) if is_undefined(x) else None
+    cx = _bind(scatter_mul_p, ct, idx, u, **params) if is_undefined(x) else None
     # (updates undefined, the operand known: JAX's rule, the cotangent times the operand
     # read back at the indices)
     cu = (_gather_for_scatter(lax_ops().mul(ct, x), idx, params, _aval(u)) if is_undefined(u)
@@ -469,13 +497,13 @@ def _scatter_ext_jvp(p, wins, worst):
         lax = lax_ops()
         x, idx, u = primals
         tx, _, tu = tangents
-        out = bind(p, x, idx, u, **params)
+        out = _bind(p, x, idx, u, **params)
         if _is_zero(tx) and _is_zero(tu):
             return out, Zero(_aval(out))
         dt, ua = _aval(x).dtype, _aval(u)
         z = instantiate(Zero(_aval(x)))
-        m = bind(p, lax.full_like(x, worst, dt), idx, u, **params)
-        refs = bind(scatter_add_p, z, idx, lax.full_like(u, 1, dt), **params)
+        m = _bind(p, lax.full_like(x, worst, dt), idx, u, **params)
+        refs = _bind(scatter_add_p, z, idx, lax.full_like(u, 1, dt), **params)
         # an element no update reaches keeps its tangent (also where the operand is NaN)
         x_wins = lax.convert_element_type(
             lax.select(lax.gt(refs, z), wins(x, m), lax.full_like(x, True, np.bool_)), dt)
@@ -483,9 +511,9 @@ def _scatter_ext_jvp(p, wins, worst):
         u_wins = lax.convert_element_type(lax.bitwise_and(
             wins(u, _gather_for_scatter(x, idx, params, ua)),
             lax.bitwise_or(alone, wins(u, _gather_for_scatter(m, idx, params, ua)))), dt)
-        count = lax.add(x_wins, bind(scatter_add_p, z, idx, u_wins, **params))
+        count = lax.add(x_wins, _bind(scatter_add_p, z, idx, u_wins, **params))
         num = lax.add(lax.mul(instantiate(tx, _aval(x)), x_wins),
-                      bind(scatter_add_p, z, idx, lax.mul(instantiate(tu, ua), u_wins),
+                      _bind(scatter_add_p, z, idx, lax.mul(instantiate(tu, ua), u_wins),
                            **params))
         # no winner where the output is NaN (a NaN update, or a NaN operand reached by
         # updates) or at a near-tie rounded both ways: a zero tangent, as JAX's gives
