@@ -151,7 +151,13 @@ def _reduce_sum(x, *, axes, out_sharding=None):
 
 
 def _transpose(x, *, permutation):
-    return _bcoo_transpose(x, permutation=tuple(permutation))
+    """JAX's rule: a permutation of the dense axes only keeps the indices (their
+    reference too: `x.transpose(p) + x` adds the data, as JAX's)."""
+    out = _bcoo_transpose(x, permutation=tuple(permutation))
+    if tuple(permutation[:x.n_batch + x.n_sparse]) == tuple(range(x.n_batch + x.n_sparse)):
+        out = _with_data(x, out.data, indices_sorted=out.indices_sorted,
+                         unique_indices=out.unique_indices)
+    return out
 
 
 def _dot_general(lhs, rhs, *, dimension_numbers, precision=None,
