@@ -245,11 +245,13 @@ _RULES = {"add": _add, "sub": _sub, "mul": _mul, "div": _div, "reduce_sum": _red
           "gather": _gather, "cond": _cond, "while": _while, "scan": _scan}
 
 
-def _sparse_rule(prim):
+def _sparse_rule(prim, rules):
+    """The rule of `prim` in `rules` (`_RULES` for BCOO operands, `_BCSR_RULES` for
+    BCSR ones), the elementwise rules shared by both, or JAX's refusal."""
     if prim is _todense_p:   # (`sparse.todense` inside `f`: the one densifying rule)
         return lambda x: x.todense()
-    if prim.name in _RULES:
-        return _RULES[prim.name]
+    if prim.name in rules:
+        return rules[prim.name]
     if prim.name in _UNARY or prim.name in _LINEAR_UNARY:
         return _unary(prim, prim.name in _LINEAR_UNARY)
     if prim.name in ("jit", "closed_call", "pjit"):
@@ -278,30 +280,17 @@ def _bcsr_concatenate(*operands, dimension):
                                              dimension=dimension))
 
 
+# JAX's `sparse_rules_bcsr` (with the elementwise rules and inner jits of `_sparse_rule`)
 _BCSR_RULES = {"integer_pow": _integer_pow, "dot_general": _bcsr_dot_general,
                "broadcast_in_dim": _bcsr_broadcast_in_dim, "concatenate": _bcsr_concatenate}
-
-
-def _bcsr_rule(prim):
-    """JAX's rules for an equation reading a BCSR value (`sparse_rules_bcsr`)."""
-    if prim is _todense_p:
-        return lambda x: x.todense()
-    if prim.name in _BCSR_RULES:
-        return _BCSR_RULES[prim.name]
-    if prim.name in _UNARY or prim.name in _LINEAR_UNARY:
-        return _unary(prim, prim.name in _LINEAR_UNARY)
-    if prim.name in ("jit", "closed_call", "pjit"):
-        return functools.partial(_inner_call, prim)
-    _unimplemented(prim)
 
 
 def _interpret(eqn, ins):
     if not any(isinstance(x, _JAXSparse) for x in ins):
         return _core.bind(eqn.primitive, *ins, **eqn.params)
     with _core.source_info_context(eqn.source_info):
-        if any(isinstance(x, _BCSR) for x in ins):
-            return _bcsr_rule(eqn.primitive)(*ins, **eqn.params)
-        return _sparse_rule(eqn.primitive)(*ins, **eqn.params)
+        rules = _BCSR_RULES if any(isinstance(x, _BCSR) for x in ins) else _RULES
+        return _sparse_rule(eqn.primitive, rules)(*ins, **eqn.params)
 
 
 def _eval_sparse(jaxpr, consts, args):
