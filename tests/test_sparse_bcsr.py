@@ -118,3 +118,57 @@ def test_what_jax_refuses():
         with pytest.raises((NotImplementedError, ValueError), match=words) as e:
             f()
         assert isinstance(e.value, AstjaxError)
+
+
+def layout(s):
+    return repr(s), s.indices_sorted, s.unique_indices
+
+
+def test_sparsify_with_bcsr_operands():
+    """JAX's BCSR rule set under `sparsify` (results and flags are JAX's); a BCSR
+    argument used to raise a ValueError about BCOO buffers."""
+    S, D = sparse.BCSR.fromdense(R), np.asarray(R)
+    sp = sparse.sparsify
+    for f, want in ((jnp.sin, np.sin(D)), (jnp.negative, -D), (lambda x: x ** 2, D ** 2),
+                    (sparse.todense, D),
+                    (astjax.jit(jnp.abs), np.abs(D))):   # (JAX refuses an inner jit here)
+        out = sp(f)(S)
+        close(sparse.todense(out), want)
+    assert layout(sp(jnp.sin)(S)) == ("BCSR(float32[5, 6], nse=14)", False, False)
+    assert layout(sp(lambda x: x.astype(jnp.int32))(S))[0] == "BCSR(int32[5, 6], nse=14)"
+    assert not isinstance(sp(sparse.todense)(S), sparse.JAXSparse)
+    close(sp(lambda x, v: x @ v)(S, jnp.arange(6.)), D @ np.arange(6.))
+    both = sp(lambda x: jnp.concatenate([x, x], 1))(S)
+    assert layout(both) == ("BCSR(float32[5, 12], nse=28)", False, False)
+    close(both.todense(), np.concatenate([D, D], 1))
+    stacked = sp(lambda x: astjax.lax.broadcast_in_dim(x, (2, 5, 6), (1, 2)))(S)
+    assert layout(stacked) == ("BCSR(float32[2, 5, 6], nse=14, n_batch=1)", False, False)
+    close(stacked.todense(), np.stack([D, D]))
+    batched = sparse.BCSR.fromdense(np.asarray(A), n_batch=1)
+    close(sp(jnp.sin)(batched).todense(), np.sin(np.asarray(A)))
+    dup = sparse.BCSR((jnp.array([1., 2., 3.]), jnp.array([1, 1, 0]), jnp.array([0, 2, 2, 3])),
+                      shape=(3, 3))
+    close(sp(jnp.sin)(dup).todense(), [[0, np.sin(3.), 0], [0, 0, 0], [np.sin(3.), 0, 0]])
+    close(sp(jnp.negative)(dup).data, [-1., -2., -3.])   # (linear: duplicates kept)
+    close(dup.sum_duplicates(nse=3, remove_zeros=False).todense(), dup.todense())
+    close(S[None].todense(), D[None])
+    assert layout(S[:]) == ("BCSR(float32[5, 6], nse=14)", False, False)
+
+
+def test_bcsr_operations_jax_refuses():
+    S = sparse.BCSR.fromdense(M)
+    sp = sparse.sparsify
+    for f, words in ((lambda: sp(lambda x: x * 2.)(S), "sparse rule for mul is not"),
+                     (lambda: sp(lambda x: x + x)(S), "sparse rule for add is not"),
+                     (lambda: sp(jnp.cos)(S), "sparse rule for cos is not implemented because"),
+                     (lambda: sp(lambda x: x ** 0)(S), "non-positive exponent 0"),
+                     (lambda: sp(lambda x, y: x @ y)(S, sparse.BCSR.fromdense(M.T)),
+                      "BCSR lhs and ndarray rhs"),
+                     (lambda: S[0], "sparse rule for slice is not implemented"),
+                     (lambda: S[1:], "sparse rule for slice is not implemented"),
+                     (lambda: S[:, None], "requires n_sparse=2"),
+                     (lambda: -S, "BCSR'>.__neg__"), (lambda: S * 2, "BCSR'>.__mul__"),
+                     (lambda: S + S, "BCSR'>.__add__"), (lambda: S.sum(), "BCSR'>.sum")):
+        with pytest.raises(NotImplementedError, match=words) as e:
+            f()
+        assert isinstance(e.value, AstjaxError)

@@ -20,12 +20,14 @@ LAYOUTS = [(0, 0), (1, 0), (0, 1), (1, 1)]
 
 
 def cases(jax, sparse, jnp):
-    """name -> thunk, over every (n_batch, n_dense) layout of `A`."""
+    """name -> thunk: each kind on two layouts of `A` (one with batch dimensions, one
+    with dense ones: [0,0] and [1,1] or [1,0] and [0,1]), each `update_layout` target
+    from at least one (a subset: every case compiles its own programs)."""
     out = {}
-    for nb, nd in LAYOUTS:
+    for i, (nb, nd) in enumerate(LAYOUTS):
         S = sparse.BCOO.fromdense(A, n_batch=nb, n_dense=nd)
         t = f"[{nb},{nd}]"
-        for name, f in {
+        for k, (name, f) in enumerate({
             "slice": lambda S=S: sparse.bcoo_slice(S, start_indices=(1, 1, 0),
                                                    limit_indices=(3, 4, 4)),
             "slice_stride": lambda S=S: sparse.bcoo_slice(
@@ -44,9 +46,11 @@ def cases(jax, sparse, jnp):
             "rev": lambda S=S: sparse.bcoo_rev(S, (0, 1)),
             "rev_last": lambda S=S: sparse.bcoo_rev(S, (2,)),
             "update_error": lambda S=S: sparse.bcoo_update_layout(S, n_batch=2),
-        }.items():
-            out[t + name] = f
-        for nb2, nd2 in LAYOUTS + [(2, 0), (0, 2), (2, 1), (1, 2), (3, 0), (0, 3)]:
+        }.items()):
+            if k % 2 == (nb != nd):
+                out[t + name] = f
+        targets = LAYOUTS + [(2, 0), (0, 2), (2, 1), (1, 2), (3, 0), (0, 3)]
+        for nb2, nd2 in targets[i % 3::3]:
             out[t + f"update{nb2}{nd2}"] = lambda S=S, nb2=nb2, nd2=nd2: sparse.bcoo_update_layout(
                 S, n_batch=nb2, n_dense=nd2, on_inefficient=None)
     return out
@@ -54,88 +58,40 @@ def cases(jax, sparse, jnp):
 
 ORACLE = {
     '[0,0]slice': 'f4b9bfafb7b6',
-    '[0,0]slice_stride': '443500532f4c',
     '[0,0]dslice': '0e056c6c8fbd',
-    '[0,0]dslice_jit': '0f472a43b316',
     '[0,0]squeeze': '90fa30fa7cae',
-    '[0,0]bid': '6aad7148c00e',
     '[0,0]bid_sparse': 'f75b418aac42',
-    '[0,0]bid_last': '5ed04471c8ac',
     '[0,0]rev': '76f45204ad39',
-    '[0,0]rev_last': '9d2ca292b6fd',
     '[0,0]update_error': 'ValueError',
     '[0,0]update00': '19ec50353cf8',
-    '[0,0]update10': 'c07cd3bfcf54',
-    '[0,0]update01': 'f7a48017b801',
     '[0,0]update11': 'c2cf3a9716f5',
-    '[0,0]update20': '3b1925e97273',
-    '[0,0]update02': '8a7f6b549c75',
     '[0,0]update21': '958873f93912',
-    '[0,0]update12': '51dfa4df74c9',
-    '[0,0]update30': 'a4e5fb67f9e5',
     '[0,0]update03': 'c7d4b6337db7',
-    '[1,0]slice': 'ed1737634a88',
     '[1,0]slice_stride': '8eb7fb21d3b8',
-    '[1,0]dslice': '2954fde242ee',
     '[1,0]dslice_jit': 'f068cbe4ced2',
-    '[1,0]squeeze': '2f95f5756c83',
     '[1,0]bid': '0421007b6b54',
-    '[1,0]bid_sparse': '852afdadfe57',
     '[1,0]bid_last': 'dc1f962d5712',
-    '[1,0]rev': 'a58e68c3f009',
     '[1,0]rev_last': '54ff60a3b0b9',
-    '[1,0]update_error': 'ValueError',
-    '[1,0]update00': '1b17cd779c27',
     '[1,0]update10': '2b4c22893be6',
-    '[1,0]update01': '76ee72e8c782',
-    '[1,0]update11': '80ce4f942971',
     '[1,0]update20': 'e2d41c8910cc',
-    '[1,0]update02': 'f29d77d6826f',
-    '[1,0]update21': '08a09af3baf9',
     '[1,0]update12': '7ffdd0f4042b',
-    '[1,0]update30': '42f7296329c0',
-    '[1,0]update03': '8f1dc5a18f6a',
-    '[0,1]slice': 'bbc0ea205e5d',
     '[0,1]slice_stride': '5397e38cb65e',
-    '[0,1]dslice': '778259ae65a6',
     '[0,1]dslice_jit': '6232c70d58b5',
-    '[0,1]squeeze': '89a0f2919562',
     '[0,1]bid': 'ed03702c9a0d',
-    '[0,1]bid_sparse': '22956ece603a',
     '[0,1]bid_last': 'b2fea1a27f56',
-    '[0,1]rev': 'bfb84744f387',
     '[0,1]rev_last': '12849f000354',
-    '[0,1]update_error': 'ValueError',
-    '[0,1]update00': '185e80790f9a',
-    '[0,1]update10': '4ef3f7f53d11',
     '[0,1]update01': '43f187375ecd',
-    '[0,1]update11': '79b288a1464c',
-    '[0,1]update20': '656c4432654b',
     '[0,1]update02': 'a762eacf2b90',
-    '[0,1]update21': 'eb3bce48950d',
-    '[0,1]update12': '0974c481036a',
     '[0,1]update30': '5d518883fda3',
-    '[0,1]update03': '333e63c65ba1',
     '[1,1]slice': 'b33e5fff2818',
-    '[1,1]slice_stride': 'b48b080603c3',
     '[1,1]dslice': '376a6e74fb90',
-    '[1,1]dslice_jit': '4fe3e73f647e',
     '[1,1]squeeze': '89a0f2919562',
-    '[1,1]bid': 'bd4a83584a5c',
     '[1,1]bid_sparse': '9923ec80b4a4',
-    '[1,1]bid_last': 'e556e0932d3e',
     '[1,1]rev': 'f90980ac4169',
-    '[1,1]rev_last': '9f97c8bc002f',
     '[1,1]update_error': 'ValueError',
     '[1,1]update00': '52205f817887',
-    '[1,1]update10': '630bcc65e864',
-    '[1,1]update01': 'af0c0d44abee',
     '[1,1]update11': '51f1104ec200',
-    '[1,1]update20': '80a85222900b',
-    '[1,1]update02': '08b40228d037',
     '[1,1]update21': '6cf051026d14',
-    '[1,1]update12': 'a2ffd853726d',
-    '[1,1]update30': '7d09ce547259',
     '[1,1]update03': 'cc0b056d9b87',
 }
 

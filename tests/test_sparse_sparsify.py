@@ -100,3 +100,58 @@ def test_what_jax_refuses_raises_not_implemented_error(f, words):
     with pytest.raises(NotImplementedError, match=words) as e:
         sparsify(f)(X)
     assert isinstance(e.value, AstjaxError)
+
+
+def test_todense_inside_sparsify_gives_a_dense_array():
+    """`sparse.todense(x)` inside the function densifies (JAX's todense_p rule): it used
+    to return the BCOO argument itself, the identity on its dense stand-in."""
+    for f in (lambda M: sparse.todense(M), lambda M: sparse.todense(M) * 2.,
+              lambda M: sparse.todense(jnp.sin(M)),
+              astjax.jit(lambda M: sparse.todense(M)),
+              lambda M: astjax.lax.cond(True, sparse.todense, sparse.todense, M)):
+        out = sparsify(f)(X)
+        assert not isinstance(out, sparse.JAXSparse)
+        assert out.shape == (3, 4)
+    close(sparsify(lambda M: sparse.todense(M) * 2.)(X), 2 * D)
+    close(sparsify(lambda M: sparse.todense(jnp.sin(M)))(X), np.sin(D))
+    close(sparsify(lambda M, v: sparse.todense(v) + M)(X, jnp.ones((3, 4))), D + 1)
+    close(sparsify(lambda M: sparse.todense(M))(DUP), DUP.todense())
+    batched = sparse.BCOO.fromdense(np.stack([D, 2 * D]), n_batch=1)
+    close(sparsify(sparse.todense)(batched), np.stack([D, 2 * D]))
+    g = astjax.grad(lambda d: sparsify(lambda M: (sparse.todense(M) ** 2).sum())(
+        sparse.BCOO((d, X.indices), shape=X.shape)))(X.data)
+    close(g, 2 * np.asarray(X.data))
+
+
+def test_todense_of_dense_values_is_the_identity():
+    x = jnp.arange(6.).reshape(2, 3)
+    close(astjax.jit(sparse.todense)(x), x)
+    close(astjax.vmap(sparse.todense)(x), x)
+    close(astjax.grad(lambda v: (sparse.todense(v) * v).sum())(x), 2 * x)
+    pair = (x, x)
+    assert sparse.todense(pair) is pair   # (JAX's impl: a pytree passes through)
+    with pytest.raises(AttributeError, match="sparse.todense of a staged tuple") as e:
+        sparsify(lambda M: sparse.todense((M, M)))(X)   # (JAX: an AttributeError)
+    assert isinstance(e.value, AstjaxError)
+
+
+def test_bcoo_todense_and_method_on_a_stand_in_raise_attribute_error():
+    """JAX stages `f` on dense tracers: `bcoo_todense(x)` and `x.todense()` fail there."""
+    for f in (sparse.bcoo_todense, lambda M: M.todense()):
+        with pytest.raises(AttributeError):
+            sparsify(f)(X)
+
+
+def test_a_dense_axes_transpose_keeps_the_indices_link():
+    """JAX's transpose rule keeps the indices' reference when only dense axes move, so
+    `+` / `*` with the original add / multiply the data (nse 6, not 12 / 36)."""
+    A = np.arange(24.).reshape(2, 3, 2, 2) % 3
+    S = sparse.BCOO.fromdense(A, n_dense=2)
+    p = (0, 1, 3, 2)
+    for f, want in ((lambda x: x.transpose(p) + x.transpose(p), 2 * A.transpose(p)),
+                    (lambda x: x.transpose(p) + x, A.transpose(p) + A),
+                    (lambda x: x.transpose(p) * x, A.transpose(p) * A)):
+        out = sparsify(f)(S)
+        assert out.nse == 6
+        close(out.todense(), want)
+    assert sparsify(lambda x: x.T + x.T)(sparse.BCOO.fromdense(np.eye(3))).nse == 6

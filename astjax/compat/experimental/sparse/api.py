@@ -1,13 +1,22 @@
 """`jax.experimental.sparse.api`: sparse constructors by format (`empty`, `eye`; astjax
-has the `bcoo` format only) and `todense`."""
+has the `bcoo` format only) and `todense` (on a dense array, the `todense` primitive:
+the identity everywhere, except that `sparsify`'s interpreter densifies its operand,
+as JAX's `todense_p`)."""
 from __future__ import annotations
 
 import operator
 
 import numpy as np
 
+from astjax import core as _core
 from astjax import numpy as _jnp
+from astjax import tree_util as _tree_util
+from astjax.errors import JAXAttributeError as _JAXAttributeError
 from astjax.errors import JAXValueError as _JAXValueError
+from astjax.extend.core import Primitive as _Primitive
+from astjax.interpreters import ad as _ad
+from astjax.interpreters import batching as _batching
+from astjax.interpreters import mlir as _mlir
 
 from .bcoo import BCOO, JAXSparse
 from .bcoo import bcoo_fromdense as _bcoo_fromdense
@@ -15,9 +24,35 @@ from .bcoo import bcoo_fromdense as _bcoo_fromdense
 __all__ = ["empty", "eye", "todense"]
 
 
+def _identity(x):
+    return x
+
+
+# `todense` of a dense array: the identity, staged as its own equation so that
+# `sparsify` (which stages `f` on dense stand-ins of its sparse arguments) sees where
+# the user asked for a dense value
+todense_p = _Primitive("todense")
+todense_p.def_impl(_identity)
+todense_p.def_abstract_eval(_identity)
+_ad.deflinear2(todense_p, lambda ct, _x: [ct])
+_batching.primitive_batchers[todense_p] = lambda args, dims: (args[0], dims[0])
+_mlir.register_lowering(todense_p, _mlir.lower_fun(_identity, multiple_results=False))
+
+
 def todense(arr):
-    """The dense array of a sparse `arr` (a dense array is returned as is)."""
-    return arr.todense() if isinstance(arr, JAXSparse) else arr
+    """The dense array of a sparse `arr`; a dense array is returned as is (a pytree
+    too, outside a transformation, as JAX's)."""
+    if isinstance(arr, JAXSparse):
+        return arr.todense()
+    leaves = _tree_util.tree_leaves(arr)
+    if len(leaves) == 1 and leaves[0] is arr and isinstance(arr, _core.Tracer):
+        return todense_p.bind(arr)
+    if any(isinstance(x, _core.Tracer) for x in leaves):
+        raise _JAXAttributeError(
+            f"sparse.todense of a staged {type(arr).__name__}: it takes one array "
+            "(JAX's todense fails with an AttributeError on a pytree here)",
+            hint="call sparse.todense on each array")
+    return arr
 
 
 def empty(shape, dtype=None, index_dtype="int32", sparse_format="bcoo", **kwds) -> BCOO:

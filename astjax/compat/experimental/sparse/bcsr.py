@@ -135,6 +135,12 @@ class BCSR(JAXSparse):
         """The dense array (duplicates summed, padding dropped)."""
         return bcsr_todense(self)
 
+    def sum_duplicates(self, nse=None, remove_zeros: bool = True) -> BCSR:
+        """A copy with duplicate indices summed, sorted, and (by default) explicit zeros
+        removed; `nse` fixes the output size (required under `jit`)."""
+        return BCSR.from_bcoo(self.to_bcoo().sum_duplicates(nse=nse,
+                                                            remove_zeros=remove_zeros))
+
     def transpose(self, *args, **kwargs):
         """Not provided, as in JAX (a BCSR transpose is a BCSC matrix)."""
         raise _NotImplemented("Transpose is not implemented.")
@@ -198,6 +204,17 @@ def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
                              out_sharding=out_sharding)
 
 
+def _refused(name):
+    def method(self, *args, **kwargs):
+        raise _NotImplemented(f"{type(self)}.{name}")
+    method.__name__ = name
+    method.__doc__ = "Not provided for BCSR: JAX's NotImplementedError."
+    return method
 
+
+# JAX's BCSR has only `@` and indexing of the array operators (see `_methods`)
+for _name in ("sum", "__neg__", "__pos__", "__mul__", "__rmul__", "__add__", "__radd__",
+              "__sub__", "__rsub__"):
+    setattr(BCSR, _name, _refused(_name))
 
 _register_batch_vmappable(BCSR, "a batched dimension", keep_flags=False)   # (JAX's words)

@@ -8,7 +8,12 @@ the sparse operands, their bodies evaluated with the same rules. What JAX's rule
 refuse is refused here with JAX's error class and words (`NotImplementedError`): an
 operation whose result would be dense (`cos`, `exp`, comparisons, ...),
 `sparse + scalar`, `sparse - dense`, division by a sparse array, a scan over sparse
-or dense `xs`."""
+or dense `xs`.
+
+A `BCSR` operand has JAX's smaller rule set: the zero-preserving elementwise
+operations, positive `integer_pow`, `dot_general` with a dense right operand,
+`broadcast_in_dim` and `concatenate` (computed on the equivalent BCOO) and
+`sparse.todense`; inner `jit`s are inlined."""
 from __future__ import annotations
 
 import functools
@@ -24,6 +29,8 @@ from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 from .bcoo import BCOO
 from .bcoo import JAXSparse as _JAXSparse
 from .bcoo import _validate
+from .bcsr import BCSR as _BCSR
+from .bcsr import bcsr_dot_general as _bcsr_dot_general
 from .bcoo import bcoo_multiply_dense as _bcoo_multiply_dense
 from .bcoo import bcoo_reduce_sum as _bcoo_reduce_sum
 from .bcoo import bcoo_sum_duplicates as _bcoo_sum_duplicates
@@ -32,6 +39,7 @@ from .bcoo import bcoo_concatenate as _bcoo_concatenate
 from . import _bcoo_slicing as _slicing
 from .bcoo import bcoo_dot_general as _bcoo_dot_general
 from ._bcoo_products import bcoo_multiply_sparse as _bcoo_multiply_sparse
+from .api import todense_p as _todense_p
 
 __all__ = ["sparsify"]
 
@@ -55,10 +63,11 @@ def _unimplemented(prim):
 
 
 def _with_data(mat, data, **flags):
-    """A BCOO of `mat`'s indices (the same reference: see `_same_indices`) and `data`."""
+    """A sparse array of `mat`'s format and indices (the same reference: see
+    `_same_indices`) and `data`."""
     flags = {"indices_sorted": mat.indices_sorted, "unique_indices": mat.unique_indices,
              **flags}
-    out = BCOO((data, mat.indices), shape=mat.shape, **flags)
+    out = type(mat)((data, *mat.tree_flatten()[0][1:]), shape=mat.shape, **flags)
     out._indices_ref = getattr(mat, "_indices_ref", None)
     return out
 
@@ -72,7 +81,11 @@ def _same_indices(x, y):
 
 def _unique(mat):
     """`mat` with duplicate indices summed (nse kept) unless known unique."""
-    return mat if mat.unique_indices else _bcoo_sum_duplicates(mat, nse=mat.nse)
+    if mat.unique_indices:
+        return mat
+    if isinstance(mat, _BCSR):   # (JAX's BCSR result: no flags set)
+        return _BCSR.from_bcoo(_bcoo_sum_duplicates(mat.to_bcoo(), nse=mat.nse))
+    return _bcoo_sum_duplicates(mat, nse=mat.nse)
 
 
 def _unary(prim, linear):
@@ -138,7 +151,13 @@ def _reduce_sum(x, *, axes, out_sharding=None):
 
 
 def _transpose(x, *, permutation):
-    return _bcoo_transpose(x, permutation=tuple(permutation))
+    """JAX's rule: a permutation of the dense axes only keeps the indices (their
+    reference too: `x.transpose(p) + x` adds the data, as JAX's)."""
+    out = _bcoo_transpose(x, permutation=tuple(permutation))
+    if tuple(permutation[:x.n_batch + x.n_sparse]) == tuple(range(x.n_batch + x.n_sparse)):
+        out = _with_data(x, out.data, indices_sorted=out.indices_sorted,
+                         unique_indices=out.unique_indices)
+    return out
 
 
 def _dot_general(lhs, rhs, *, dimension_numbers, precision=None,
@@ -226,9 +245,13 @@ _RULES = {"add": _add, "sub": _sub, "mul": _mul, "div": _div, "reduce_sum": _red
           "gather": _gather, "cond": _cond, "while": _while, "scan": _scan}
 
 
-def _sparse_rule(prim):
-    if prim.name in _RULES:
-        return _RULES[prim.name]
+def _sparse_rule(prim, rules):
+    """The rule of `prim` in `rules` (`_RULES` for BCOO operands, `_BCSR_RULES` for
+    BCSR ones), the elementwise rules shared by both, or JAX's refusal."""
+    if prim is _todense_p:   # (`sparse.todense` inside `f`: the one densifying rule)
+        return lambda x: x.todense()
+    if prim.name in rules:
+        return rules[prim.name]
     if prim.name in _UNARY or prim.name in _LINEAR_UNARY:
         return _unary(prim, prim.name in _LINEAR_UNARY)
     if prim.name in ("jit", "closed_call", "pjit"):
@@ -245,11 +268,29 @@ def _inner_call(prim, *args, **params):
     return _eval_sparse(getattr(jaxpr, "jaxpr", jaxpr), consts, args)
 
 
+def _bcsr_broadcast_in_dim(x, **params):
+    return _BCSR.from_bcoo(_slicing.bcoo_broadcast_in_dim(x.to_bcoo(), **params))
+
+
+def _bcsr_concatenate(*operands, dimension):
+    if not all(isinstance(x, _BCSR) for x in operands):
+        raise _NotImplemented("sparse rule for concatenate of BCSR and other arrays "
+                              "is not implemented.")
+    return _BCSR.from_bcoo(_bcoo_concatenate([x.to_bcoo() for x in operands],
+                                             dimension=dimension))
+
+
+# JAX's `sparse_rules_bcsr` (with the elementwise rules and inner jits of `_sparse_rule`)
+_BCSR_RULES = {"integer_pow": _integer_pow, "dot_general": _bcsr_dot_general,
+               "broadcast_in_dim": _bcsr_broadcast_in_dim, "concatenate": _bcsr_concatenate}
+
+
 def _interpret(eqn, ins):
     if not any(isinstance(x, _JAXSparse) for x in ins):
         return _core.bind(eqn.primitive, *ins, **eqn.params)
     with _core.source_info_context(eqn.source_info):
-        return _sparse_rule(eqn.primitive)(*ins, **eqn.params)
+        rules = _BCSR_RULES if any(isinstance(x, _BCSR) for x in ins) else _RULES
+        return _sparse_rule(eqn.primitive, rules)(*ins, **eqn.params)
 
 
 def _eval_sparse(jaxpr, consts, args):
@@ -257,7 +298,8 @@ def _eval_sparse(jaxpr, consts, args):
 
 
 def _own_indices(mat):
-    _validate(mat)
+    if isinstance(mat, BCOO):
+        _validate(mat)
     out = _with_data(mat, mat.data)
     out._indices_ref = object()
     return out
@@ -268,7 +310,7 @@ def _is_sparse(x):
 
 
 def sparsify(f, use_tracer: bool = False):
-    """`f` made to accept `BCOO` arrays in place of dense ones (JAX's
+    """`f` made to accept `BCOO` (and `BCSR`) arrays in place of dense ones (JAX's
     `sparse.sparsify`): operations on sparse values give sparse results where JAX's
     do (`@` with a dense operand gives a dense one), and raise JAX's
     `NotImplementedError` where a result would be dense. `use_tracer` is accepted
