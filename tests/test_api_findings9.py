@@ -110,3 +110,17 @@ def test_stats_weak_types_follow_each_functions_constants():
     assert jax.typeof(st.bernoulli.ppf(0.7, np.array([0, 1], np.int32))).weak_type
     assert not jax.typeof(st.uniform.cdf(0.7, 0.0, np.int32(1))).weak_type
     assert not jax.typeof(st.uniform.cdf(0.7)).weak_type
+
+
+def test_ndtr_is_jaxs_formula_strong_and_rounded_as_jax():
+    # JAX's ndtr: erf near 0, erfc in the tails, with strong constants of x's dtype;
+    # astjax's 0.5 * erfc(-x / sqrt 2) was 1 ulp off at 0.7 and weak for a Python float
+    import astjax.scipy.special as sp
+    for x in (np.float32(0.7), 0.7):
+        r = sp.ndtr(x)
+        assert r.dtype == np.float32 and not jax.typeof(r).weak_type
+        assert float(r) == 0.7580363750457764
+    r = sp.ndtr(np.array([0.7, -0.3, 2.5, -3.0, 1e-3], np.float32))
+    assert np.asarray(r).tolist() == [0.7580363750457764, 0.3820885717868805,
+                                      0.993790328502655, 0.0013498987536877394,
+                                      0.5003989338874817]
