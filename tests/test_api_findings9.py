@@ -124,3 +124,14 @@ def test_ndtr_is_jaxs_formula_strong_and_rounded_as_jax():
     assert np.asarray(r).tolist() == [0.7580363750457764, 0.3820885717868805,
                                       0.993790328502655, 0.0013498987536877394,
                                       0.5003989338874817]
+
+
+def test_take_along_axis_with_an_empty_batching_dimension():
+    # seed 59665: a size-0 dimension beside the axis gathers slices of size 0 (JAX's);
+    # astjax's slice size 1 was a ShapeError
+    import astjax.numpy as jnp
+    a, i = np.zeros((2, 0), np.uint32), np.zeros((3, 0), np.int32)
+    for f in (jnp.take_along_axis, jax.jit(jnp.take_along_axis, static_argnames=("axis", "mode"))):
+        for mode in (None, "clip"):
+            r = f(a, i, axis=0, mode=mode) if mode else f(a, i, axis=0)
+            assert r.shape == (3, 0) and r.dtype == np.uint32
