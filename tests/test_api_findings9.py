@@ -179,3 +179,17 @@ def test_stats_int32_array_argument_weak_type_as_jax(name, flags):
         args[i] = np.array([round(args[i]), round(args[i]) + 1], np.int32)
         r = f(*args)
         assert r.dtype == np.float32 and jax.typeof(r).weak_type == (want == "1"), i
+
+
+def test_heaviside_checks_the_dtype_before_the_shapes_as_jax():
+    # seed 59925 (x64): JAX's lax.lt refuses complex64 (TypeError) before `where` finds
+    # the shapes do not broadcast (ValueError, also for operands of one rank); astjax
+    # broadcast first (a ValueError for the complex case, a TypeError for (3,) vs (4,))
+    import astjax.numpy as jnp
+    with pytest.raises(TypeError):
+        jnp.heaviside(np.zeros((2, 0), np.complex64), np.ones(4, np.float16))
+    with pytest.raises(ValueError):
+        jnp.heaviside(np.zeros(3), np.ones(4))
+    r = jnp.heaviside(np.array([[-1.0, 0.0, 2.0]], np.float32), np.float32(0.5))
+    assert r.shape == (1, 3) and np.asarray(r).tolist() == [[0.0, 0.5, 1.0]]
+    assert jnp.heaviside(np.array([-1.0, 0.0]), np.array([[0.3], [0.7]])).shape == (2, 2)
