@@ -464,7 +464,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                                 start_index_map=(axis,), operand_batching_dims=others,
                                 start_indices_batching_dims=others)
     mode = GatherScatterMode.FILL_OR_DROP if mode is None else mode
-    return lax.gather(arr, indices, dn, [1] * aa.ndim, mode=mode, fill_value=fill_value)
+    # (a batching dimension of size 0 takes slices of size 0, as JAX's)
+    sizes = [1 if d == axis or arr_shape[d] else 0 for d in range(aa.ndim)]
+    return lax.gather(arr, indices, dn, sizes, mode=mode, fill_value=fill_value)
 
 
 @_library_jit(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted",

@@ -569,10 +569,11 @@ def promote_args(name, *args, ranks_only=False):
     return promote_shapes(*promote_operands(args), name=name, ranks_only=ranks_only)
 
 
-def promote_args_inexact(name, *args, ranks_only=False):
+def promote_args_inexact(name, *args, ranks_only=False, shapes=True):
     """Like `promote_args`, but ints and bools become floats.
     Args: name: function name for messages; *args: operands; ranks_only: see
-    `promote_shapes`.
+    `promote_shapes`; shapes: False leaves the shapes as they are (for a function
+    whose later ops broadcast, and report a mismatch, as JAX's).
     Returns: list of inexact operands of one shape.
     Vs NumPy: ints up to 32 bits and bools promote to float32, 64-bit ints to float64
     under x64 (as JAX's `to_inexact_dtype`)."""
@@ -583,6 +584,8 @@ def promote_args_inexact(name, *args, ranks_only=False):
     if not dtypes.is_inexact(dt):
         fdt = dtypes.to_inexact(dt)
         args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
+    if not shapes:
+        return promote_operands(args)
     return promote_shapes(*promote_operands(args), name=name, ranks_only=ranks_only)
 
 

@@ -729,8 +729,9 @@ _sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 def heaviside(x1, x2, /):
-    x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    # lax's order, as JAX's: complex operands are a TypeError
+    x1, x2 = promote_args_inexact("heaviside", x1, x2, shapes=False)
+    # lax's order, as JAX's: complex operands are a TypeError (before any shape error,
+    # which `where` raises: a ValueError)
     zero = _lax_const(x1, 0)
     # as JAX: 0 / 1 of x1's dtype (strong but for a weak 0-d x1), and NaN where x1 is
     # NaN (not x2)

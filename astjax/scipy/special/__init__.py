@@ -168,7 +168,15 @@ def ndtr(x):
         An array of `x`'s shape, of a floating dtype.
     """
     x = _float32_or_64(jnp.asarray(x))
-    return _uf.multiply(0.5, lax.erfc(_uf.multiply(x, -1.0 / float(np.sqrt(2.0)))))
+    dt = np.dtype(core.get_aval(x).dtype).type
+    # JAX's formula, with strong constants of x's dtype (so a weak x gives a strong
+    # result, and the rounding matches): erf near 0, erfc in the tails
+    half_sqrt_2 = dt(0.5) * np.sqrt(2.0, dtype=dt)
+    w = _uf.multiply(x, half_sqrt_2)
+    z = lax.abs(w)
+    tail = lax.select(lax.gt(w, dt(0.0)), _uf.subtract(dt(2.0), lax.erfc(z)), lax.erfc(z))
+    y = lax.select(lax.lt(z, half_sqrt_2), _uf.add(dt(1.0), lax.erf(w)), tail)
+    return _uf.multiply(dt(0.5), y)
 
 
 def ndtri(p):

@@ -12,7 +12,7 @@ def promote(*args, consts=(0,)):
     """The arguments as arrays of one inexact dtype, broadcast to one shape: the dtype
     and weak type of JAX's `promote_args_inexact` (integers up to 32 bits and bools
     become float32, 64-bit integers float64; weak when the promoted type is, as an
-    int32 scalar with a Python float), kept weak only where the arguments at `consts`
+    int32 scalar with a Python float), kept weak only where the arguments at `consts` (`()` for a function with no such constants)
     are 0-d: JAX's distributions compute with `lax._const(arg, c)` constants of those
     arguments, strong for an argument of rank >= 1, which make the result strong.
     `consts=None`: always strong (a function whose JAX result is, as `norm.cdf`)."""
@@ -22,9 +22,10 @@ def promote(*args, consts=(0,)):
             for a in jnp.broadcast_arrays(*_promote_dtypes_inexact(*args))]
 
 
-def standardize(x, loc, scale):
-    """(z, scale): `(x - loc) / scale` after `promote`, and the promoted scale."""
-    x, loc, scale = promote(x, loc, scale)
+def standardize(x, loc, scale, consts=(0,)):
+    """(z, scale): `(x - loc) / scale` after `promote` (with its `consts`), and the
+    promoted scale."""
+    x, loc, scale = promote(x, loc, scale, consts=consts)
     return (x - loc) / scale, scale
 
 

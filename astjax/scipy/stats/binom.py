@@ -10,7 +10,7 @@ __all__ = ["logpmf", "pmf"]
 
 def logpmf(k, n, p, loc=0):
     """log C(n, y) + y log p + (n - y) log(1 - p) for 0 <= y <= n, y = k - loc."""
-    k, n, p, loc = promote(k, n, p, loc)
+    k, n, p, loc = promote(k, n, p, loc, consts=())
     y = k - loc
     comb = special.gammaln(n + 1.0) - special.gammaln(y + 1.0) - special.gammaln(n - y + 1.0)
     value = comb + special.xlogy(y, p) + special.xlog1py(n - y, -p)

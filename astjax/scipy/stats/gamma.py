@@ -45,7 +45,7 @@ def logcdf(x, a, loc=0, scale=1):
 
 def sf(x, a, loc=0, scale=1):
     """The regularized upper incomplete gamma function Q(a, y); 1 below `loc`."""
-    x, a, loc, scale = promote(x, a, loc, scale)
+    x, a, loc, scale = promote(x, a, loc, scale, consts=())
     y = (x - loc) / scale
     return jnp.where(y < 0, 1.0, special.gammaincc(a, y))
 

@@ -9,7 +9,7 @@ __all__ = ["logpdf", "pdf", "logcdf", "cdf", "ppf", "sf", "logsf"]
 
 def logpdf(x, loc=0, scale=1):
     """-z - e^-z - log(scale)."""
-    z, scale = standardize(x, loc, scale)
+    z, scale = standardize(x, loc, scale, consts=())
     return -z - jnp.exp(-z) - jnp.log(scale)
 
 
@@ -20,7 +20,7 @@ def pdf(x, loc=0, scale=1):
 
 def logcdf(x, loc=0, scale=1):
     """log P(X <= x) = -e^-z."""
-    z, _ = standardize(x, loc, scale)
+    z, _ = standardize(x, loc, scale, consts=())
     return -jnp.exp(-z)
 
 
@@ -42,5 +42,5 @@ def logsf(x, loc=0, scale=1):
 
 def ppf(q, loc=0, scale=1):
     """loc - scale log(-log q) for q in (0, 1); NaN outside (at 0 and 1 too, as in JAX)."""
-    q, loc, scale = promote(q, loc, scale)
+    q, loc, scale = promote(q, loc, scale, consts=())
     return jnp.where((q > 0) & (q < 1), loc - scale * jnp.log(-jnp.log(q)), jnp.nan)

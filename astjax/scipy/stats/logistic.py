@@ -22,13 +22,13 @@ def pdf(x, loc=0, scale=1):
 
 def cdf(x, loc=0, scale=1):
     """P(X <= x) = expit(z)."""
-    x, loc, scale = promote(x, loc, scale)
+    x, loc, scale = promote(x, loc, scale, consts=())
     return special.expit((x - loc) / scale)
 
 
 def sf(x, loc=0, scale=1):
     """P(X > x) = expit(-z)."""
-    x, loc, scale = promote(x, loc, scale)
+    x, loc, scale = promote(x, loc, scale, consts=())
     return special.expit((loc - x) / scale)
 
 

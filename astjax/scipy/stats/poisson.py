@@ -19,7 +19,7 @@ __all__ = ["logpmf", "pmf", "cdf", "entropy"]
 def logpmf(k, mu, loc=0):
     """x log mu - log x! - mu for x = k - loc; -inf where x < 0 or k itself (as JAX's,
     not x) is not an integer."""
-    k, mu, loc = promote(k, mu, loc)
+    k, mu, loc = promote(k, mu, loc, consts=())
     x = k - loc
     value = special.xlogy(x, mu) - special.gammaln(x + 1.0) - mu
     return jnp.where((x < 0) | (jnp.round(k) != k), -jnp.inf, value)
