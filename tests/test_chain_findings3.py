@@ -139,3 +139,34 @@ def test_slogdet_jvp_is_a_trace_of_solve():
     t = rs.uniform(-1, 1, (4, 4)).astype(np.float32)
     got = jax.jit(lambda a, t: jax.jvp(lambda y: jnp.linalg.slogdet(y)[1], (a,), (t,)))(a, t)
     assert _bits(got) == [1031597770, 1077249471]
+
+
+def test_triangular_solve_jvp_in_jaxs_order():
+    # triangular_solve's derivative in the matrix is JAX's: (op(A)^-1 (-dA)) X unless b
+    # has more rows than columns (astjax always solved op(A)^-1 (-dA X): other bits), so
+    # lu's and det's second derivatives are JAX's (reduce_rule_sweep lu_u grad2 208 -> 0,
+    # det grad2 132 -> 0)
+    a, = _uniform(0, (4, 4))
+
+    def f(a):
+        return jnp.sum(jax.lax.linalg.lu(a)[0])
+    got = jax.jit(jax.grad(lambda a: jnp.sum(jax.grad(f)(a) * a)))(a)
+    assert _bits(got) == [3199972821, 1073569370, 1067974990, 1058916316, 1055918935,
+                          1033354144, 3209726492, 1065353215, 1066799661, 1062155808,
+                          1059408838, 1065701263, 3200620332, 3172770720, 1057950414,
+                          1053512784]
+
+
+def test_triangular_solve_jvp_conjugates_a():
+    # conjugate_a=True: the matrix's tangent is conjugated too (was silently used as is)
+    rs = np.random.RandomState(1)
+    a = (rs.randn(3, 3) + 1j * rs.randn(3, 3)).astype(np.complex64) + 3 * np.eye(3)
+    b = (rs.randn(3, 2) + 1j * rs.randn(3, 2)).astype(np.complex64)
+    t = (rs.randn(3, 3) + 1j * rs.randn(3, 3)).astype(np.complex64)
+
+    def f(a):
+        return jax.lax.linalg.triangular_solve(a, b, left_side=True, lower=True,
+                                               conjugate_a=True)
+    got = np.asarray(jax.jvp(f, (a.astype(np.complex64),), (t,))[1]).ravel()[:3]
+    np.testing.assert_allclose(got, [-0.02635344 + 0.03354181j, 0.04200349 - 0.00643961j,
+                                     -0.03299986 - 0.05184666j], rtol=1e-5)
