@@ -2,6 +2,7 @@
 (tests/fuzz/chain_sweep.py depth 3, tests/fuzz/reduce_rule_sweep.py): derivatives whose
 float32 bits must be JAX 0.10.2's (JAX's results stored as literal bits)."""
 import numpy as np
+import pytest
 
 import astjax as jax
 import astjax.numpy as jnp
@@ -100,3 +101,72 @@ def test_pinv_is_differentiated_by_jaxs_rule():
     g = jax.jit(jax.grad(lambda a: jnp.sum(jnp.linalg.pinv(a))))(A45)
     assert _bits(g)[:8] == [1057794661, 1071304216, 3223128420, 1077856455, 1077665639,
                             1076837389, 3225793558, 1070084990]
+
+
+def _uniform(seed, *shapes):
+    rs = np.random.RandomState(seed)
+    return [rs.uniform(-2, 2, s).astype(np.float32) for s in shapes]
+
+
+def test_trace_sums_the_masked_matrix_as_jax():
+    # jnp.trace is JAX's masked sum of the whole matrix (was the diagonal's own sum,
+    # another association: 1 ulp off), and axis1 == axis2 is JAX's ValueError
+    a, = _uniform(0, (4, 4))
+    assert _bits(jax.jit(jnp.trace)(a)) == [1050060708]
+    with pytest.raises(ValueError, match="axis1 and axis2 can not be same"):
+        jnp.trace(a, axis1=1, axis2=-1)
+
+
+def test_det_jvp_is_jaxs_cofactor_solve():
+    # det's JVP is JAX's _cofactor_solve op for op (running products by cumprod, the
+    # last pivot scattered, one rank test): reduce_rule_sweep det 229 -> 132 of 672
+    a, = _uniform(10, (4, 4))
+    assert _bits(jax.jit(jax.grad(jnp.linalg.det))(a)) == [
+        3213309700, 3227292414, 3190136011, 3228918077, 3221502130, 3229141633, 3217367034,
+        3230469053, 1075926848, 1085277510, 1066962184, 1088854102, 3225581159, 3232849071,
+        3210803682, 3235676123]
+    a, t = _uniform(3, (4, 4), (4, 4))
+    t = t / 2
+    assert _bits(jax.jit(lambda a, t: jax.jvp(jnp.linalg.det, (a,), (t,)))(a, t))[1] == \
+        3230050522
+
+
+def test_slogdet_jvp_is_a_trace_of_solve():
+    # slogdet's JVP is JAX's jnp.trace(jnp.linalg.solve(a, da)) (the trace was 1 ulp off);
+    # reduce_rule_sweep slogdet jvp 4 -> 0, grad2 186 -> 0
+    rs = np.random.RandomState(6)
+    a = rs.uniform(-2, 2, (4, 4)).astype(np.float32)
+    t = rs.uniform(-1, 1, (4, 4)).astype(np.float32)
+    got = jax.jit(lambda a, t: jax.jvp(lambda y: jnp.linalg.slogdet(y)[1], (a,), (t,)))(a, t)
+    assert _bits(got) == [1031597770, 1077249471]
+
+
+def test_triangular_solve_jvp_in_jaxs_order():
+    # triangular_solve's derivative in the matrix is JAX's: (op(A)^-1 (-dA)) X unless b
+    # has more rows than columns (astjax always solved op(A)^-1 (-dA X): other bits), so
+    # lu's and det's second derivatives are JAX's (reduce_rule_sweep lu_u grad2 208 -> 0,
+    # det grad2 132 -> 0)
+    a, = _uniform(0, (4, 4))
+
+    def f(a):
+        return jnp.sum(jax.lax.linalg.lu(a)[0])
+    got = jax.jit(jax.grad(lambda a: jnp.sum(jax.grad(f)(a) * a)))(a)
+    assert _bits(got) == [3199972821, 1073569370, 1067974990, 1058916316, 1055918935,
+                          1033354144, 3209726492, 1065353215, 1066799661, 1062155808,
+                          1059408838, 1065701263, 3200620332, 3172770720, 1057950414,
+                          1053512784]
+
+
+def test_triangular_solve_jvp_conjugates_a():
+    # conjugate_a=True: the matrix's tangent is conjugated too (was silently used as is)
+    rs = np.random.RandomState(1)
+    a = (rs.randn(3, 3) + 1j * rs.randn(3, 3)).astype(np.complex64) + 3 * np.eye(3)
+    b = (rs.randn(3, 2) + 1j * rs.randn(3, 2)).astype(np.complex64)
+    t = (rs.randn(3, 3) + 1j * rs.randn(3, 3)).astype(np.complex64)
+
+    def f(a):
+        return jax.lax.linalg.triangular_solve(a, b, left_side=True, lower=True,
+                                               conjugate_a=True)
+    got = np.asarray(jax.jvp(f, (a.astype(np.complex64),), (t,))[1]).ravel()[:3]
+    np.testing.assert_allclose(got, [-0.02635344 + 0.03354181j, 0.04200349 - 0.00643961j,
+                                     -0.03299986 - 0.05184666j], rtol=1e-5)

@@ -21,7 +21,7 @@ from .indexing import _getitem
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        jax_array_protocol, promote_dtypes, result, _strong_result)
 from .reductions import sum as _sum
-from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
+from .ufuncs import _is_key_array, _no_out, _typed_keys, astype, where as _where
 from .util import (axis_entries as _axis_entries, canonicalize_axes, canonicalize_axis,
                    library_jit as _library_jit,
                    out_sharding_arg, static_int)
@@ -637,4 +637,15 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     Array(3., dtype=float32)
     """
     _no_out(out, "jnp.trace")
-    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    a = asarray(a)
+    nd = len(shape(a))
+    if canonicalize_axis(axis1, nd) == canonicalize_axis(axis2, nd):
+        raise ArgumentValueError(f"axis1 and axis2 can not be same. axis1={axis1} and "
+                                 f"axis2={axis2}")
+    # JAX's reduction: the diagonal masked in (an iota comparison) and the whole matrix
+    # summed, whose association is not the diagonal's own sum (other float bits)
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    n, m = shape(a)[-2:]
+    rows = lax.add(lax.broadcasted_iota(np.int32, (n, m), 0), np.int32(offset))
+    on_diagonal = lax.eq(rows, lax.broadcasted_iota(np.int32, (n, m), 1))
+    return _sum(_where(on_diagonal, a, lax.full_like(a, 0)), axis=(-2, -1), dtype=dtype)

@@ -164,16 +164,27 @@ def _ts_jvp(primals, tangents, **params):
             keep = bind(ew.and_p, keep, bind(ew.ne_p, row, col))
         keep = broadcast_in_dim(keep, _aval(a).shape, (_aval(a).ndim - 2, _aval(a).ndim - 1))
         da = select(keep, ta, full_like(ta, 0))
+        da = bind(ew.neg_p, da)
         if params.get("transpose_a"):
             nd = _aval(a).ndim
             da = transpose(da, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+        if params.get("conjugate_a") and np.issubdtype(_aval(a).dtype, np.complexfloating):
+            da = bind(ew.conj_p, da)
         nb = _aval(a).ndim - 2
         batch = (tuple(range(nb)), tuple(range(nb)))
+
+        def dot(u, v):
+            return dot_general(u, v, (((nb + 1,), (nb,)), batch))
+
+        def a_inverse(rhs):
+            return bind(triangular_solve_p, a, rhs, **params)
+        # JAX's order, the cheaper one: op(A)^-1 (-dA X) when b has more rows than
+        # columns, else (op(A)^-1 (-dA)) X (and mirrored on the right): other roundings
+        m, k = _aval(b).shape[-2:]
         if params.get("left_side"):
-            prod = dot_general(da, x, (((nb + 1,), (nb,)), batch))
+            ts.append(a_inverse(dot(da, x)) if m > k else dot(a_inverse(da), x))
         else:
-            prod = dot_general(x, da, (((nb + 1,), (nb,)), batch))
-        ts.append(bind(ew.neg_p, bind(triangular_solve_p, a, prod, **params)))
+            ts.append(a_inverse(dot(x, da)) if m < k else dot(x, a_inverse(da)))
     if not ts:
         return x, core.Zero(_aval(x))
     return x, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])

@@ -21,11 +21,12 @@ from ...primitives.factorizations import permute_rows
 from ...errors import (ArgumentValueError, NotImplementedInAstjaxError, ShapeError,
                        ShapeValueError)
 from .. import ufuncs as uf
-from ..advanced_indexing import take_along_axis
+from ..advanced_indexing import scatter_index, take_along_axis
 from ..contractions import matmul as _matmul
 from ..creation import eye as _eye
 from ..reductions import any as _any, max as _max, sum as _sum, prod as _prod
-from ..shapes import diagonal as _dg
+from ..shapes import diagonal as _dg, trace as _tr
+from ..sorting import cumprod as _cumprod
 from ..operands import asarray
 from ..ufuncs import asarray_operand, promote_dtypes_inexact, where
 from ..util import library_jit
@@ -244,7 +245,7 @@ def _slogdet_small(a):
 
 
 def _trace(x):
-    return _sum(_diag(x), axis=-1)
+    return _tr(x, axis1=-2, axis2=-1)
 
 
 def _slogdet_jvp(slogdet_fn):
@@ -254,9 +255,7 @@ def _slogdet_jvp(slogdet_fn):
         a, = primals
         da, = tangents
         sign, logdet = slogdet_fn(a)
-        # a^-1 da by lax ops (not `solve`'s own custom rule: this is the tangent side)
-        lu, _, perm = lax.linalg.lu(a)
-        return (sign, logdet), _slogdet_tangents(sign, _trace(_lu_solve(lu, perm, da)))
+        return (sign, logdet), _slogdet_tangents(sign, _trace(solve(a, da)))
     return jvp
 
 
@@ -297,38 +296,32 @@ _slogdet_qr_d.defjvp(_slogdet_jvp(_slogdet_qr))
 
 
 def _cofactor_solve(a, b):
-    """(det a, adj(a) @ b) for square a and b (..., n, n): det(a) a^-1 b where a is
-    invertible, and still the adjugate's product (the derivative of det) where a has
-    rank n - 1 with the zero pivot last (JAX's cases: zero where that fails).
-    With P a = L U (s = det P) and U = [[U1, c], [0, u]]: adj(a) = s adj(U) L^-1 P and
-    adj(U) [y1; y] = [U1^-1 (det(U) y1 - det(U1) c y); det(U1) y]."""
+    """(det a, adj(a) @ b) for square a and b (..., n, n), by JAX's formula op for op
+    (so that det's derivatives have JAX's bits): det(a) a^-1 b where a is invertible,
+    and still the adjugate's product where a has rank n - 1 with the zero pivot last.
+    With P a = L U and p the running products of U's diagonal (times det P), U's last
+    pivot is replaced by 1 / p[n-2]: solving with that U, the rows above the last
+    scaled by p[n-1], gives adj(a) b without dividing by a zero pivot. Where that
+    modified U is singular to working precision (rank < n - 1), the result is zero."""
     n = _shape(a)[-1]
+    if n == 1:
+        return a[..., 0, 0], b
     dt = _dt(a)
     lu, piv, perm = lax.linalg.lu(a)
-    d = _diag(lu)
-    flip = lax.convert_element_type(uf.subtract(1, uf.multiply(2, uf.remainder(
-        _parity(piv), 2))), dt)
-    d1 = uf.multiply(flip, _prod(d[..., :n - 1], axis=-1))        # s det(U1)
-    det_a = uf.multiply(d1, d[..., n - 1])
-    y = lax.linalg.triangular_solve(lu, permute_rows(b, perm), left_side=True, lower=True,
+    sign = lax.convert_element_type(uf.add(uf.multiply(-2, uf.remainder(_parity(piv), 2)),
+                                           1), dt)
+    partial = uf.multiply(_cumprod(_diag(lu), axis=-1), sign[..., None])
+    lu = scatter_index(lu, (Ellipsis, -1, -1), uf.true_divide(1.0, partial[..., -2]), "set")
+    ones = lax.full(_shape(lu)[:-1] + (1,), 1, dt)
+    d = lax.linalg.triangular_solve(lu, ones, left_side=True, lower=False)
+    d = _any(uf.logical_or(uf.isnan(d), uf.isinf(d)), axis=(-2, -1))[..., None, None]
+    x = where(d, lax.full_like(b, 0), b)
+    x = lax.linalg.triangular_solve(lu, permute_rows(x, perm), left_side=True, lower=True,
                                     unit_diagonal=True)
-    y_last = uf.multiply(d1[..., None, None], y[..., n - 1:, :])
-    if n == 1:
-        return det_a, y_last
-    # U1 singular to working precision (rank < n - 1: the adjugate is 0): JAX's test, a
-    # solve with U1 of ones that overflows. Zeroed before and after the solve, so that
-    # reverse mode never sends 0 through a singular trsm (0/0)
-    u1 = lu[..., :n - 1, :n - 1]
-    u1_ones = lax.linalg.triangular_solve(u1, lax.full_like(y[..., :n - 1, :1], 1),
-                                          left_side=True, lower=False)
-    bad = uf.logical_or(uf.logical_not(uf.isfinite(uf.reciprocal(d1))),
-                        _any(uf.logical_not(uf.isfinite(u1_ones)), axis=(-2, -1)))[..., None, None]
-    rhs = uf.subtract(uf.multiply(det_a[..., None, None], y[..., :n - 1, :]),
-                      _matmul(lu[..., :n - 1, n - 1:], y_last, precision=lax.Precision.HIGHEST))
-    rhs = where(bad, lax.full_like(rhs, 0), rhs)
-    top = lax.linalg.triangular_solve(u1, rhs, left_side=True, lower=False)
-    x = lax.concatenate([top, y_last], len(_shape(y)) - 2)
-    return det_a, where(bad, lax.full_like(x, 0), x)
+    x = lax.concatenate([uf.multiply(x[..., :-1, :], partial[..., -1, None, None]),
+                         x[..., -1:, :]], len(_shape(x)) - 2)
+    x = lax.linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    return partial[..., -1], where(d, lax.full_like(x, 0), x)
 
 
 @custom_jvp
