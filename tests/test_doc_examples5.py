@@ -70,3 +70,30 @@ def test_thinking_in_jax_dot_prints_jaxs_dot_general():
               preferred_element_type=float32
             ] c d
           in (e,) }""")
+
+
+def test_norm_jaxpr_has_no_unused_abs():
+    # vector_norm / norm computed `abs(x)` before their 2-norm / Frobenius branches,
+    # which do not use it: an extra `abs` equation JAX's jaxpr lacks
+    assert _text(jnp.linalg.norm, jnp.ones(4)) == _expected("""
+        { lambda ; a:f32[4]. let
+            b:f32[] = jit[
+              name=norm
+              jaxpr={ lambda ; a:f32[4]. let
+                  c:f32[4] = mul a a
+                  d:f32[] = reduce_sum[axes=(0,) out_sharding=None] c
+                  b:f32[] = sqrt d
+                in (b,) }
+            ] a
+          in (b,) }""")
+    assert _text(lambda m: jnp.linalg.norm(m, axis=(0, 1)), jnp.ones((2, 3))) == _expected("""
+        { lambda ; a:f32[2,3]. let
+            b:f32[] = jit[
+              name=norm
+              jaxpr={ lambda ; a:f32[2,3]. let
+                  c:f32[2,3] = mul a a
+                  d:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c
+                  b:f32[] = sqrt d
+                in (b,) }
+            ] a
+          in (b,) }""")
