@@ -80,13 +80,13 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     [x] = promote_args_inexact("vector_norm", asarray_operand(x))
     # axis None reduces over every axis of x, as JAX's (a sum over x raveled rounds
     # otherwise under vmap)
-    ax = uf.abs(x)
     if ord == 2 or ord is None:
         if dtypes.issubdtype(_dt(x), np.complexfloating):
             sq = _real(uf.multiply(x, uf.conjugate(x)))
         else:
             sq = uf.multiply(x, x)
         return uf.sqrt(_sum(sq, axis=axis, keepdims=keepdims))
+    ax = uf.abs(x)
     if ord == np.inf:
         return _max(ax, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
@@ -150,9 +150,9 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
                               f"of rank {nd}", hint="pass one axis for a vector norm, two "
                                                     "for a matrix norm")
     r, c = axes
-    ax = uf.abs(x)
     if ord in (None, "fro", "f"):
         return vector_norm(x, axis=axes, keepdims=keepdims)
+    ax = uf.abs(x)
     if ord in (1, -1, np.inf, -np.inf):
         red = _max if ord in (1, np.inf) else _min
         if ord in (1, -1):
