@@ -26,7 +26,7 @@ from typing import Any, Callable, TypeVar, cast, overload
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, lax, tree_util
 from ..api import device_put, jit
 from ..primitives.untyped_made import not_made_here
 from ..shape_poly import shape_entries
@@ -85,6 +85,16 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=(), keep_call=Fal
     @functools.wraps(fn)
     def call(*args, **kwargs):
         staged = core.current_builder() is not None
+        if staged and eager and _runs_now(args, kwargs):
+            # an eager transformation staging its function, on operands none of which is
+            # staged: run now as one compiled call, as JAX's op by op runs this jitted
+            # function (its digits are the eager call's, not each operation's)
+            state = core._state
+            builders, state.builders = state.builders, []
+            try:
+                return call(*args, **kwargs)
+            finally:
+                state.builders = builders
         if not keep_call if staged else not eager:
             return fn(*args, **kwargs)
         statics = [args[i] for i in nums if i < len(args)] + [kwargs[k] for k in names
@@ -109,6 +119,16 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=(), keep_call=Fal
             return fn(*args, **kwargs)
     call.__wrapped__ = fn
     return call
+
+
+def _runs_now(args, kwargs) -> bool:
+    """Whether a library function called with these operands runs now while staging:
+    the builder stages an eager transformation's own function (`op_by_op`) and no
+    operand is a staged value."""
+    state = core._state
+    if len(state.builders) - 1 not in state.op_by_op:
+        return False
+    return not any(isinstance(x, core.Tracer) for x in tree_util.tree_leaves((args, kwargs)))
 
 
 def static_int(v, what="value"):

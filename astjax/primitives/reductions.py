@@ -387,7 +387,8 @@ def _dot_transpose_rhs(ct, x, y_aval, *, dimension_numbers, preferred_element_ty
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_aval = _aval(x)
     x_kept = _remaining(range(x_aval.ndim), x_contract, x_batch)
-    if int(np.prod([x_aval.shape[a] for a in x_kept])) != 1:
+    sizes = [x_aval.shape[a] for a in x_kept]   # (a symbolic size: a sum, as JAX's)
+    if not all(type(d) is int for d in sizes) or int(np.prod(sizes, dtype=np.int64)) != 1:
         # a real sum over x's free axes: JAX's formula (the lhs rule, operands swapped),
         # whose summation order XLA keeps -- so the bits are JAX's
         return _dot_transpose_lhs(ct, y_aval, x, dimension_numbers=(

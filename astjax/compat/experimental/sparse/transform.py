@@ -236,12 +236,24 @@ def _concatenate(*operands, dimension):
     return _bcoo_concatenate(operands, dimension=dimension)
 
 
+def _stack(*operands, axis):
+    # (jnp.stack's primitive: each operand given the new axis, then concatenated, as
+    # JAX's sparsify sees jnp.stack)
+    def expanded(x):
+        shape = list(x.shape)
+        shape.insert(axis, 1)
+        return _slicing.bcoo_broadcast_in_dim(
+            x, shape=tuple(shape), broadcast_dimensions=tuple(
+                i for i in range(len(shape)) if i != axis))
+    return _bcoo_concatenate([expanded(x) for x in operands], dimension=axis)
+
+
 _RULES = {"add": _add, "sub": _sub, "mul": _mul, "div": _div, "reduce_sum": _reduce_sum,
           "transpose": _transpose, "dot_general": _dot_general, "integer_pow": _integer_pow,
           "slice": _slicing.bcoo_slice, "dynamic_slice": _dynamic_slice,
           "squeeze": _slicing.bcoo_squeeze, "rev": _slicing.bcoo_rev,
           "broadcast_in_dim": _slicing.bcoo_broadcast_in_dim,
-          "reshape": _slicing.bcoo_reshape, "concatenate": _concatenate,
+          "reshape": _slicing.bcoo_reshape, "concatenate": _concatenate, "stack": _stack,
           "gather": _gather, "cond": _cond, "while": _while, "scan": _scan}
 
 
