@@ -26,7 +26,7 @@ from typing import Any, Callable, TypeVar, cast, overload
 
 import numpy as np
 
-from .. import core, lax, tree_util
+from .. import core, dtypes, lax, tree_util
 from ..api import device_put, jit
 from ..primitives.untyped_made import not_made_here
 from ..shape_poly import shape_entries
@@ -128,7 +128,8 @@ def _runs_now(args, kwargs) -> bool:
     state = core._state
     if len(state.builders) - 1 not in state.op_by_op:
         return False
-    return not any(isinstance(x, core.Tracer) for x in tree_util.tree_leaves((args, kwargs)))
+    return not any(isinstance(x, core.Tracer) or dtypes.has_extended_dtype(x)
+                   for x in tree_util.tree_leaves((args, kwargs)))   # (a key: staged data?)
 
 
 def static_int(v, what="value"):
