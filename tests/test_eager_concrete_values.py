@@ -132,3 +132,17 @@ def test_checkpoint_inside_grad_stays_staged():
     # `checkpoint` traces its function to a jaxpr in JAX too: its constants are staged
     f = jax.checkpoint(lambda x: M.sum() * jnp.sin(x))
     np.testing.assert_allclose(jax.grad(f)(0.0), 9.0)
+
+
+def test_eager_while_loop_returns_a_forwarded_carry_itself():
+    # JAX's while_loop returns a carry the body passes on unchanged (and the condition
+    # does not read) as the initial value itself: a Python scalar stays one (JAX 0.10.2:
+    # `(Array(2, weak), 1.5, Array(4., weak))`); under `jit` it is an Array
+    loop = lambda: jax.lax.while_loop(lambda c: c[0] < 2,
+                                      lambda c: (c[0] + 1, c[1], c[2] * 2.0), (0, 1.5, 1.0))
+    i, same, doubled = loop()
+    assert same == 1.5 and type(same) is float
+    assert int(i) == 2 and float(doubled) == 4.0
+    assert not isinstance(jax.jit(loop)()[1], float)
+    key = jax.random.key(1)
+    assert jax.lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1]), (0, key))[1] is key

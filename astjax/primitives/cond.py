@@ -666,50 +666,34 @@ def forwarded(jaxpr):
     return [pos.get(v) if isinstance(v, Var) else None for v in jaxpr.outvars]
 
 
-def forward_operands(operands, result, fwd):
+def forward_operands(operands, result, fwd, every_leaf=False):
     """An eager `cond` / `scan` / `while_loop` result that the function returns
     unchanged is the operand itself, as JAX's API functions forward it: in `result`,
     each leaf with a physical form (a typed key array) at staging position
     `o` in `fwd` is replaced by the operand leaf at staging position `fwd[o]` -- the
-    same key array, so the key-reuse checker sees one key, consumed once."""
+    same key array, so the key-reuse checker sees one key, consumed once.
+    `every_leaf`: any leaf staged as one value is forwarded (JAX's `while_loop` returns
+    the initial value itself: a Python scalar stays one)."""
     if not fwd:
         return result
-    src = {pos: leaf for leaf, pos in _key_slots(operands) if pos is not None}
+    src = {pos: leaf for leaf, pos in _slots(operands, every_leaf) if pos is not None}
     leaves, tree = tree_util.tree_flatten(result)
-    for j, (_, pos) in enumerate(_key_slots(result)):
+    for j, (_, pos) in enumerate(_slots(result, every_leaf)):
         i = fwd.get(pos) if pos is not None else None
         if i in src:
             leaves[j] = src[i]
     return tree_util.tree_unflatten(tree, leaves)
 
 
-def forward_carries(init_val, out, fwd):
-    """`while_loop`'s forwarding, of every kind of leaf: `out` with each leaf at staging position `o` in `fwd` replaced by `init_val`'s
-    leaf at position `fwd[o]` (a typed key array is one staged value: the same key, so
-    the key-reuse checker sees it consumed once)."""
-    src, k = {}, 0
-    for leaf in tree_util.tree_leaves(init_val):
-        n = len(tree_util.staging_leaves(leaf))
-        if n == 1:
-            src[k] = leaf
-        k += n
-    leaves, tree = tree_util.tree_flatten(out)
-    k = 0
-    for j, leaf in enumerate(leaves):
-        n = len(tree_util.staging_leaves(leaf))
-        if n == 1 and fwd.get(k) in src:
-            leaves[j] = src[fwd[k]]
-        k += n
-    return tree_util.tree_unflatten(tree, leaves)
-
-
-def _key_slots(tree):
+def _slots(tree, every_leaf):
     """(leaf, staging position or None) per pytree leaf of `tree`: the position of a
-    leaf with a physical form (a typed key array, staged as one array)."""
+    leaf staged as one value that has a physical form (a typed key array), or of any
+    such leaf with `every_leaf`."""
     out, k = [], 0
     for leaf in tree_util.tree_leaves(tree):
         n = len(tree_util.staging_leaves(leaf))
-        out.append((leaf, k if n == 1 and tree_util.is_staging_leaf_type(type(leaf)) else None))
+        one = n == 1 and (every_leaf or tree_util.is_staging_leaf_type(type(leaf)))
+        out.append((leaf, k if one else None))
         k += n
     return out
 

@@ -64,7 +64,7 @@ from . import effects
 from .vma_errors import carry_mismatch
 from .base import add_tangents, lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, hi_carried, _first_lane, _fmt, _lane_select,
-                   _safe_operand, _types_match, forward_carries, forwarded, io_effects,
+                   _safe_operand, _types_match, forward_operands, forwarded, io_effects,
                    not_mapped, promote_weak_carry, stage_sub, switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
 
@@ -715,7 +715,7 @@ def _while_loop(cond_fun, body_fun, init_val):
     read.update(v for v in cond[0].outvars if isinstance(v, Var))
     fwd = {o: i for o, i in enumerate(forwarded(body[0]))
            if i == o and cond[0].invars[i] not in read}
-    return forward_carries(init_val, out, fwd) if fwd else out
+    return forward_operands(init_val, out, fwd, every_leaf=True)
 
 
 
