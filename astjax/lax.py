@@ -25,8 +25,9 @@ from .primitives.elementwise import (acos_p, acosh_p, asin_p, asinh_p, atan2_p, 
                                      nextafter_p, polygamma_p, pow_p, real_p, rsqrt_p, sin_p,
                                      sinh_p, sqrt_p, tan_p, tanh_p)
 from .primitives.structural import (bitcast_convert_type_p, broadcast_in_dim_p,  # noqa: E402,F401
-                                    concatenate_p, convert_element_type_p, iota_p, pad_p,
-                                    reshape_p, rev_p, squeeze_p, transpose_p)
+                                    convert_element_type_p, iota_p, reshape_p, squeeze_p,
+                                    transpose_p)
+from .primitives.concat_pad import concatenate_p, pad_p, rev_p  # noqa: E402,F401
 from .primitives.selection import clamp_p, select_n_p  # noqa: E402,F401
 from .primitives.slicing import dynamic_slice_p, dynamic_update_slice_p, slice_p  # noqa: E402,F401
 from .primitives.reductions import (dot_general_p, reduce_and_p, reduce_max_p,  # noqa: E402,F401

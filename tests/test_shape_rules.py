@@ -10,7 +10,7 @@ import astjax.numpy as jnp
 from astjax import core, lax
 from astjax.codegen import runtime, stablehlo
 from astjax.errors import ArgumentValueError, InternalError, ShapeError, ShapeValueError, SourceInfo
-from astjax.primitives import structural
+from astjax.primitives import concat_pad, structural
 
 X = np.ones((2, 3), np.float32)
 
@@ -101,7 +101,7 @@ def test_stablehlo_rejected_by_xla_is_an_internal_error_at_the_equation():
     aval = core.ShapedArray((2, 3), np.float32)
     x, out = core.Var(aval), core.Var(aval)
     here = SourceInfo(__file__, 7, 4, 10)
-    eqn = core.Eqn(structural.rev_p, [x], [out], {"dimensions": (0, 0)}, here)
+    eqn = core.Eqn(concat_pad.rev_p, [x], [out], {"dimensions": (0, 0)}, here)
     text = stablehlo.lower_module(core.Jaxpr([], [x], [out], [eqn]), "bad_rev")
     with pytest.raises(InternalError, match="`rev`") as e:
         runtime.Executable(text, [aval], [aval])

@@ -455,7 +455,7 @@ def test_every_primitive_has_a_source_form():
             missing.append(name)
     # primitives without their own rule print through the generic, exact `bind` form;
     # the core families all have readable forms
-    from astjax.primitives import elementwise, selection, slicing, structural
+    from astjax.primitives import concat_pad, elementwise, selection, slicing, structural
     from astjax.primitives.cond import cond_p
     from astjax.primitives.scan import scan_p
     from astjax.primitives.while_loop import while_p
@@ -463,7 +463,7 @@ def test_every_primitive_has_a_source_form():
     core_prims = (set(elementwise.UNARY.values()) | set(elementwise.BINARY.values())
                   | {cond_p, while_p, scan_p, red.dot_general_p,
                      red.reduce_sum_p, red.reduce_max_p}
-                  | {getattr(m, n) for m in (structural, slicing, selection)
+                  | {getattr(m, n) for m in (structural, concat_pad, slicing, selection)
                      for n in dir(m) if n.endswith("_p")})
     assert not [p.name for p in core_prims if p.source is None]
 

@@ -2,10 +2,11 @@
 from . import effects  # noqa: F401  (ordered effects and their tokens)
 from . import comparisons, arithmetic  # noqa: F401  (the elementwise family, before elementwise)
 from . import edtypes  # noqa: F401  (user extended dtypes: to_edtype / from_edtype, EArray)
-from . import elementwise, structural, slicing, selection, reductions  # noqa: F401
+from . import elementwise, structural, concat_pad, slicing, selection, reductions  # noqa: F401
 from . import gather, scatter, cumulative, sort, top_k  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .structural import *  # noqa: F401,F403
+from .concat_pad import *  # noqa: F401,F403
 from .slicing import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403

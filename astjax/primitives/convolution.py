@@ -26,7 +26,8 @@ from .base import tangent_aval as _aval
 from ..precision_config import canonicalize_precision, precision_config_attribute, source_value
 from .arithmetic import add, sub
 from .elementwise import complex as _complex, imag, real
-from .structural import reshape, rev, transpose
+from .concat_pad import rev
+from .structural import reshape, transpose
 
 __all__ = ["conv_general_dilated_p", "ConvDimensionNumbers", "conv_general_dilated", "conv",
            "conv_with_general_padding", "conv_transpose", "conv_dimension_numbers",

@@ -28,7 +28,8 @@ from .base import tangent_aval as _aval
 from .comparisons import minmax_values
 from .reductions import mul_jvp_pair
 from .slicing import slice_in_dim
-from .structural import concatenate, full_like, pad, rev
+from .concat_pad import concatenate, pad, rev
+from .structural import full_like
 
 
 def check_axis(axis, ndim, name):

@@ -26,7 +26,8 @@ from .base import tangent_aval as _aval
 from .reductions import dot_general
 from .selection import select
 from .slicing import slice as slice_
-from .structural import broadcast_in_dim, broadcasted_iota, full, full_like, pad, transpose
+from .concat_pad import pad
+from .structural import broadcast_in_dim, broadcasted_iota, full, full_like, transpose
 
 __all__ = ["cholesky_p", "triangular_solve_p", "tridiagonal_solve_p", "tridiagonal_solve",
            "symmetric_product_p", "symmetric_product", "cholesky_update_p", "cholesky_update"]

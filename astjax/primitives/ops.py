@@ -42,8 +42,8 @@ from .slicing import _index_scalar, index_in_dim, slice, slice_in_dim  # noqa: F
 from .sort import sort, sort_key_val  # noqa: F401
 from .top_k import approx_max_k, approx_min_k, top_k  # noqa: F401
 from .structural import (bitcast_convert_type,  # noqa: F401
-                                    concatenate, copy as copy_p,
-                                    full_like, reshape, rev, squeeze)
+                         copy as copy_p, full_like, reshape, squeeze)
+from .concat_pad import concatenate, pad as _pad, rev  # noqa: F401
 from . import structural as _structural, arithmetic as _arithmetic
 
 # Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module;
@@ -199,7 +199,7 @@ def pad(operand, padding_value, padding_config):
         raise _ArgumentValueError(f"interior padding in padding_config must be nonnegative, "
                                   f"got padding_config {config}",
                                   hint="low/high may be negative (they crop); interior may not")
-    return _structural.pad(operand, padding_value, config)
+    return _pad(operand, padding_value, config)
 
 
 def stop_gradient(x):

@@ -23,9 +23,9 @@ from .base import (ANY, INT_BOOL, NUMBER, bilinear, deflinear, defreducer, is_ze
                    shift_axis)
 from .base import tangent_aval as _aval
 from .slicing import slice_in_dim
-from .structural import (batched_layout, broadcast_in_dim, concatenate, convert_element_type,
-                         full, laid_out, out_layout, pad, reshape, squeeze,
-                         transpose)
+from .concat_pad import concatenate, pad
+from .structural import (batched_layout, broadcast_in_dim, convert_element_type, full, laid_out,
+                         out_layout, reshape, squeeze, transpose)
 
 __all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
            "reduce_or_p", "dot_general_p", "DotDims", "dot_dims"]

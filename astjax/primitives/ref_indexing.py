@@ -26,7 +26,8 @@ from .gather import GatherDimensionNumbers, GatherScatterMode, gather
 from .scatter import ScatterDimensionNumbers, scatter, scatter_add
 from .selection import select
 from .slicing import dynamic_slice, dynamic_update_slice, slice as _lax_slice
-from .structural import broadcast_in_dim, concatenate, convert_element_type, full, pad, reshape
+from .concat_pad import concatenate, pad
+from .structural import broadcast_in_dim, convert_element_type, full, reshape
 
 __all__ = ["Indexer", "make_indexer", "np_index", "read_value", "write_value",
            "write_numpy"]

@@ -25,7 +25,8 @@ from ..pyast import lax_call, pyconst
 from .base import bdim_at_front, instantiate, is_zero, lowering_from, register, tangent_aval
 from .reductions import reduce_sum
 from .slicing import slice_in_dim
-from .structural import broadcast_in_dim, concatenate, reshape
+from .concat_pad import concatenate
+from .structural import broadcast_in_dim, reshape
 
 __all__ = ["split_p", "stack_p", "unstack_p", "tile_p", "split", "stack", "unstack", "tile",
            "checked_axis"]

@@ -18,7 +18,8 @@ from ..shape_poly import canonical_shape, is_symbolic_dim
 from .base import (deflinear, instantiate, is_zero, matchaxis, moveaxis, register,
                    weak_const)
 from .base import tangent_aval as _aval
-from .structural import concatenate, convert_element_type, expand_dims, pad_p, reshape, squeeze
+from .concat_pad import concatenate, pad_p
+from .structural import convert_element_type, expand_dims, reshape, squeeze
 from .structural import broadcast_in_dim
 
 __all__ = ["slice_p", "dynamic_slice_p", "dynamic_update_slice_p"]

@@ -23,7 +23,8 @@ from ..pyast import call, pyconst
 from .cumulative import check_axis, compare
 from .base import as_operand, is_zero, matchaxis, register
 from .base import tangent_aval as _aval
-from .structural import broadcasted_iota, concatenate, reshape
+from .concat_pad import concatenate
+from .structural import broadcasted_iota, reshape
 from . import gather as ix
 
 sort_p = core.new_primitive("sort", multiple_results=True)

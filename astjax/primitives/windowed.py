@@ -27,7 +27,7 @@ from ..shape_poly_expr import max_dim
 from .base import (NUMBER, bdim_at_front, check_dtype, is_zero, max_value, min_value,
                    register, weak_const)
 from .base import tangent_aval as _aval
-from .structural import pad
+from .concat_pad import pad
 
 __all__ = ["reduce_window_sum_p", "reduce_window_max_p", "reduce_window_min_p",
            "select_and_gather_add_p", "select_and_scatter_add_p", "reduce_window_shape_tuple"]
