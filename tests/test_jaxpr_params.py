@@ -25,7 +25,6 @@ _PRNG = "astjax stages the threefry hash inline: JAX keeps random_seed / random_
 STAYS_DIFFERENT = {
     "random_key_data": _PRNG, "random_bits": _PRNG, "random_normal": _PRNG,
     "typed_key": _PRNG,
-    "lax_reshape_dims": "lax.reshape(dimensions=): transpose + reshape",
 }
 
 

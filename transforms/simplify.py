@@ -87,7 +87,8 @@ def simplify_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
                 fwd = e.invars[0]
         elif p in (st.convert_element_type_p, st.reshape_p, st.squeeze_p, st.copy_p):
             x = invars[0]
-            if _same_type(x, out) and p is not st.copy_p:
+            if _same_type(x, out) and p is not st.copy_p and \
+                    eqn.params.get("dimensions") is None:   # (a reshape's permutation moves data)
                 fwd = x
         elif p is st.broadcast_in_dim_p:
             x, = invars

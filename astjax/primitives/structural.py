@@ -7,6 +7,7 @@ slicing in `slicing`, select_n/clamp in `selection`."""
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -287,6 +288,9 @@ reshape_p = core.new_primitive("reshape")
 
 def _reshape_ae(x, *, new_sizes, dimensions=None, sharding=None):
     check_shape("reshape", new_sizes, "new_sizes")
+    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+        raise ShapeError("reshape dimensions must be a permutation of the operand's "
+                         f"dimensions, got dimensions {tuple(dimensions)} for shape {x.shape}")
     if math.prod(new_sizes) != x.size:  # lax.reshape: JAX's ValueError
         raise ShapeValueError(f"cannot reshape an array of shape {x.shape} (size {x.size}) "
                               f"into shape {tuple(new_sizes)}",
@@ -294,23 +298,46 @@ def _reshape_ae(x, *, new_sizes, dimensions=None, sharding=None):
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-register(reshape_p,
-         impl=lambda x, *, new_sizes, dimensions=None, sharding=None:
-             np.reshape(np.asarray(x), new_sizes),
-         abstract_eval=_reshape_ae,
-         lowering=lambda ctx, x, *, new_sizes, dimensions=None, sharding=None: laid_out(
-             ctx, ctx.op1("stablehlo.reshape", [x]), sharding))
+def _reshape_impl(x, *, new_sizes, dimensions=None, sharding=None):
+    x = np.asarray(x)
+    return np.reshape(x if dimensions is None else np.transpose(x, dimensions), new_sizes)
+
+
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions=None, sharding=None):
+    if dimensions is not None:   # the operand transposed first, as JAX lowers it
+        a = ctx.avals_in[0]
+        x = ctx.op1("stablehlo.transpose", [x], a.update(shape=tuple(a.shape[d] for d in dimensions)),
+                    attrs={"permutation": ctx.i64(dimensions)})
+    return laid_out(ctx, ctx.op1("stablehlo.reshape", [x]), sharding)
+
+
+register(reshape_p, impl=_reshape_impl, abstract_eval=_reshape_ae, lowering=_reshape_lowering)
 
 
 def _reshape_batch(args, dims, *, new_sizes, dimensions=None, sharding=None):
     x = moveaxis(args[0], dims[0], 0)
     size = _aval(x).shape[0]
-    return bind(reshape_p, x, new_sizes=(size,) + tuple(new_sizes), dimensions=None,
+    if dimensions is not None:
+        dimensions = (0,) + tuple(d + 1 for d in dimensions)
+    return bind(reshape_p, x, new_sizes=(size,) + tuple(new_sizes), dimensions=dimensions,
                 sharding=batched_layout(sharding, 0)), 0
+
+
+def _reshape_transpose(ct, x, *, new_sizes, dimensions=None, sharding=None):
+    if is_zero(ct):
+        return [None]
+    shape = x.aval.shape
+    if dimensions is None:
+        return [reshape(ct, shape)]
+    # undo the reshape into the permuted shape, then the permutation
+    return [transpose(reshape(ct, tuple(shape[d] for d in dimensions)), tuple(np.argsort(dimensions)))]
 
 
 def _reshape_source(gen, eqn):
     (x,) = eqn.invars
+    if eqn.params.get("dimensions") is not None:
+        return lax_call("reshape", gen, eqn, gen.value(tuple(eqn.params["new_sizes"])),
+                        gen.value(tuple(eqn.params["dimensions"])))
     if isinstance(x, core.Var) and not x.aval.weak_type:
         return call(attr(gen.arg(x), "reshape"), [gen.value(tuple(eqn.params["new_sizes"]))])
     if isinstance(x, core.Var):  # may be a Python scalar when run eagerly
@@ -318,7 +345,7 @@ def _reshape_source(gen, eqn):
     return lax_call("reshape", gen, eqn, gen.value(tuple(eqn.params["new_sizes"])))
 
 
-deflinear(reshape_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.aval.shape)])
+deflinear(reshape_p, _reshape_transpose)
 register(reshape_p, batch=_reshape_batch, source=_reshape_source)
 
 
@@ -327,12 +354,14 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     lays the result out (see `out_layout`)."""
     new_sizes = shape_poly.canonical_shape(new_sizes)
     s = None if out_sharding is None else out_layout(out_sharding, "reshape")
+    if dimensions is not None:   # (the identity permutation is none: JAX drops it)
+        dimensions = tuple(operator.index(d) for d in dimensions)
+        if dimensions == tuple(range(_aval(operand).ndim)):
+            dimensions = None
     if s is None and _aval(operand).shape == new_sizes and dimensions is None and \
             not isinstance(operand, _HOST_VALUES):   # (JAX: only an Array comes back as is;
         return operand                               # a NumPy one is converted, canonical)
-    if dimensions is not None:
-        operand = transpose(operand, dimensions)
-    return bind(reshape_p, operand, new_sizes=new_sizes, dimensions=None, sharding=s)
+    return bind(reshape_p, operand, new_sizes=new_sizes, dimensions=dimensions, sharding=s)
 
 # ---- out_sharding: an operation that lays its result out ---------------------------
 # `lax.reshape` / `broadcast_in_dim` / `dot_general(..., out_sharding=)`: on a mesh of
