@@ -49,8 +49,11 @@ def test_derivatives_and_batching():
 
 
 def test_dimensions_not_a_permutation_is_jax_type_error():
-    with pytest.raises(TypeError, match="permutation"):
+    with pytest.raises(TypeError, match="must be a permutation of operand dimensions, got "
+                       r"dimensions \(0, 0\) for shape \(3, 4\)"):
         lax.reshape(X, (4, 3), dimensions=(0, 0))
+    with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+        lax.reshape(X, (4, 3), dimensions=(1.0, 0))
 
 
 # (operand shape, spec, new sizes, dimensions, JAX 0.10.2's result type or None: its

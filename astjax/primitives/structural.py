@@ -289,8 +289,8 @@ reshape_p = core.new_primitive("reshape")
 def _reshape_ae(x, *, new_sizes, dimensions=None, sharding=None):
     check_shape("reshape", new_sizes, "new_sizes")
     if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
-        raise ShapeError("reshape dimensions must be a permutation of the operand's "
-                         f"dimensions, got dimensions {tuple(dimensions)} for shape {x.shape}")
+        raise ShapeError("reshape dimensions must be a permutation of operand dimensions, "
+                         f"got dimensions {tuple(dimensions)} for shape {x.shape}.")
     if math.prod(new_sizes) != x.size:  # lax.reshape: JAX's ValueError
         raise ShapeValueError(f"cannot reshape an array of shape {x.shape} (size {x.size}) "
                               f"into shape {tuple(new_sizes)}",
@@ -355,7 +355,10 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     new_sizes = shape_poly.canonical_shape(new_sizes)
     s = None if out_sharding is None else out_layout(out_sharding, "reshape")
     if dimensions is not None:   # (the identity permutation is none: JAX drops it)
-        dimensions = tuple(operator.index(d) for d in dimensions)
+        try:
+            dimensions = tuple(operator.index(d) for d in dimensions)
+        except TypeError as e:   # (JAX's TypeError of operator.index)
+            raise ArgumentTypeError(str(e), hint="reshape's dimensions are ints") from None
         if dimensions == tuple(range(_aval(operand).ndim)):
             dimensions = None
     if s is None and _aval(operand).shape == new_sizes and dimensions is None and \
