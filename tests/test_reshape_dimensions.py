@@ -66,6 +66,10 @@ EXPLICIT = [
     ((4, 6, 2), P("X", None, None), (4, 12), (0, 2, 1), "float32[4@X,12]"),
     ((4, 1, 6), P("X", None, None), (4, 6), (0, 2, 1), "float32[4@X,6]"),
     ((2, 4, 6), P(None, "X", "Y"), (4, 12), (1, 0, 2), None),
+    # JAX's rule reads the operand's spec in its own order, whatever `dimensions` says
+    # (astjax typed the transposed operand: P(None, 'X', None) here, a silent difference)
+    ((1, 2, 2), P(None, None, "X"), (1, 2, 2), (0, 2, 1), "float32[1,2,2@X]"),
+    ((2, 6), P("X", "Y"), (1, 6, 2), (1, 0), None),
 ]
 
 
