@@ -8,6 +8,7 @@ import pytest
 
 import astjax as jax
 from astjax import lax
+from astjax import numpy as jnp
 from astjax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 X = np.arange(12.0, dtype=np.float32).reshape(3, 4)
@@ -90,3 +91,39 @@ def test_explicit_mesh_reads_dimensions_as_jax(shape, spec, new, dims, want):
         assert str(jax.typeof(y)) == want
         np.testing.assert_array_equal(np.asarray(y),
                                       np.transpose(np.asarray(x), dims).reshape(new))
+
+
+def test_fortran_order_is_jax_one_reshape_with_dimensions():
+    """`jnp.reshape(order='F')` / `ravel(order='F')`: JAX's reshape of the reversed axes
+    (its `dimensions`) then `.T`, not a transpose before the reshape."""
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    for f, eqns, want in [
+            (lambda x: jnp.reshape(x, (4, 6), order="F"),
+             [("reshape", (2, 1, 0)), ("transpose", None)], np.reshape(x, (4, 6), order="F")),
+            (lambda x: jnp.ravel(x, order="F"), [("reshape", (2, 1, 0))], np.ravel(x, order="F")),
+            (lambda x: x.reshape((6, 2, 2), order="F"),
+             [("reshape", (2, 1, 0)), ("transpose", None)], x.reshape((6, 2, 2), order="F"))]:
+        got = [(e.primitive.name, e.params.get("dimensions"))
+               for e in jax.make_jaxpr(f)(x).jaxpr.eqns]
+        assert got == eqns, got
+        np.testing.assert_array_equal(jax.jit(f)(x), want)
+
+
+# JAX 0.10.2 refuses each (ShardingTypeError); astjax used to transpose first and return
+# a value laid out over the merged / split dimension
+FORTRAN_REFUSED = [
+    (P(None, "X"), lambda x: jnp.ravel(x, order="F")),
+    (P(None, "Y"), lambda x: jnp.reshape(x, (4, 3, 2), order="F")),
+    (P("X", None), lambda x: x.reshape((4, 2, 3), order="F")),
+]
+
+
+@pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices (conftest.py)")
+@pytest.mark.parametrize("spec,f", FORTRAN_REFUSED)
+def test_explicit_fortran_order_refused_as_jax(spec, f):
+    mesh = jax.make_mesh((2, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    with jax.set_mesh(mesh):
+        x = jax.device_put(np.arange(24.0, dtype=np.float32).reshape(4, 6),
+                           NamedSharding(mesh, spec))
+        with pytest.raises(jax.sharding.ShardingTypeError, match="This reshape is not supported"):
+            jax.jit(f)(x)

@@ -143,7 +143,8 @@ def _reshape(a, shape, order="C", *, out_sharding=None) -> Array:
             out_sharding = _out_layout(out_sharding, "jnp.reshape")
             spec = out_sharding.spec._normalized(len(shape))[::-1]
             out_sharding = type(out_sharding)(out_sharding.mesh, type(out_sharding.spec)(*spec))
-        return transpose(lax.reshape(transpose(a), tuple(reversed(shape)),
+        # JAX's one reshape of the axes in reverse order (`dimensions`), then `.T`
+        return transpose(lax.reshape(a, tuple(reversed(shape)), tuple(range(av.ndim))[::-1],
                                      out_sharding=out_sharding))
     return lax.reshape(a, tuple(shape), out_sharding=out_sharding)
 
