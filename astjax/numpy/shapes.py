@@ -357,6 +357,9 @@ def concatenate(arrays, axis=0, dtype=None) -> Array:
     >>> jnp.concatenate([jnp.arange(2), jnp.arange(3)])
     Array([0, 1, 0, 1, 2], dtype=int32)
     """
+    if (isinstance(arrays, np.ndarray) or hasattr(arrays, "aval")) and \
+            not _is_key_array(arrays):
+        return _concatenate_array(arrays, axis, dtype)
     arrays = [asarray(a) for a in arrays]
     if arrays and _typed_keys(arrays):
         return _keys_joined(concatenate, arrays, axis, 0)
@@ -374,6 +377,24 @@ def concatenate(arrays, axis=0, dtype=None) -> Array:
         raise ShapeValueError("zero-dimensional arrays cannot be concatenated",
                               hint="use jnp.stack to join 0-d arrays into a 1-d one")
     return lax.concatenate(arrays, canonicalize_axis(axis, nd, "concatenate"))
+
+
+def _concatenate_array(arr, axis, dtype):
+    """`concatenate` of one array's leading slices: JAX's one reshape (`dimensions`
+    bringing the leading axis next to `axis`)."""
+    arr = asarray(arr, dtype=dtype)
+    shape = core.get_aval(arr).shape
+    if not shape or shape[0] == 0:
+        raise ShapeValueError("Need at least one array to concatenate.",
+                              hint="pass a non-empty list or tuple of arrays")
+    if axis is None:
+        return lax.reshape(arr, (math.prod(shape),))
+    if len(shape) == 1:
+        raise ShapeValueError("Zero-dimensional arrays cannot be concatenated.",
+                              hint="use jnp.stack to join 0-d arrays into a 1-d one")
+    axis = canonicalize_axis(axis, len(shape) - 1, "concatenate")
+    new = shape[1:axis + 1] + (shape[0] * shape[axis + 1],) + shape[axis + 2:]
+    return lax.reshape(arr, new, (*range(1, axis + 1), 0, *range(axis + 1, len(shape))))
 
 
 concat = concatenate

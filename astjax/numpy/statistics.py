@@ -313,10 +313,9 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
                 raise ShapeValueError("average: shape of weights must be consistent with "
                                       f"shape of a along the specified axis; got {wsh} for "
                                       f"a of shape {ash} and axis={axis!r}")
-            order = tuple(int(i) for i in np.argsort(axes))
-            if order != tuple(range(len(order))):
-                w = lax.transpose(w, order)
-            w = lax.reshape(w, tuple(d if i in axes else 1 for i, d in enumerate(ash)))
+            # JAX's one reshape, `dimensions` putting the weights' axes in order
+            w = lax.reshape(w, tuple(d if i in axes else 1 for i, d in enumerate(ash)),
+                            tuple(int(i) for i in np.argsort(axes)))
         wsum = _sum(w, axis=axis, keepdims=keepdims)
         avg = uf.true_divide(_sum(uf.multiply(a, w), axis=axis, keepdims=keepdims), wsum)
         if returned and core.get_aval(wsum).shape != core.get_aval(avg).shape:

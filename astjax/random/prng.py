@@ -493,10 +493,11 @@ def categorical(key: ArrayLike, logits: ArrayLike, axis: int = -1,
     if k > la.shape[axis]:
         raise ArgumentValueError(f"Number of samples without replacement ({k}) cannot exceed "
                             f"number of categories ({la.shape[axis]}).")
-    order = jnp.argsort(jnp.negative(jnp.moveaxis(logits, axis, -1)), axis=-1, stable=True)
-    idx = order[..., :k]
-    idx = jnp.moveaxis(idx, -1, 0)
-    return jnp.reshape(idx, shape).astype(dtypes.canonicalize(dtypes.dtype(int)))
+    # JAX's top_k of the categories (int32 indices, whatever x64 says), then one
+    # reshape bringing the k draws first
+    idx = lax.top_k(jnp.moveaxis(logits, axis, -1), k)[1]
+    nd = core.get_aval(idx).ndim
+    return lax.reshape(idx, shape, (nd - 1, *range(nd - 1)))
 
 
 @library_jit(static_argnums=(1, 2))
