@@ -66,3 +66,17 @@ def test_categorical_without_replacement_as_jax(x64):
                 "jaxpr"].jaxpr.eqns][-2:] == ["top_k", "reshape"]
     finally:
         jax.config.update("jax_enable_x64", old)
+
+
+def test_vmapped_convolution_folds_the_batch_axis_with_one_reshape():
+    """vmap of a convolution over both operands merges the mapped axis into the features
+    with JAX's one reshape (`dimensions` moving it), as JAX's `_reshape_axis_into`."""
+    rng = np.random.default_rng(0)
+    lhs = rng.standard_normal((3, 2, 2, 5, 5)).astype(np.float32)
+    rhs = rng.standard_normal((3, 4, 2, 3, 3)).astype(np.float32)
+    f = lambda l, r: jax.lax.conv_general_dilated(l, r, (1, 1), "SAME")   # noqa: E731
+    assert _reshapes(jax.vmap(f), lhs, rhs) == [
+        ("reshape", (1, 0, 2, 3, 4)), ("reshape", None), ("reshape", None),
+        ("transpose", None)]
+    want = np.stack([np.asarray(f(l, r)) for l, r in zip(lhs, rhs)])
+    np.testing.assert_allclose(jax.jit(jax.vmap(f))(lhs, rhs), want, rtol=1e-5, atol=1e-5)

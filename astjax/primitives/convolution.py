@@ -261,15 +261,15 @@ def _split_axis(x, axis, groups):
 
 
 def _merge_axes(x, src, dst):
-    """Move dimension `src` just before `dst` and merge the two (src major)."""
-    nd = _aval(x).ndim
-    perm = [d for d in range(nd) if d != src]
+    """Move dimension `src` just before `dst` and merge the two (src major): JAX's one
+    reshape, the move its `dimensions`."""
+    a = _aval(x)
+    perm = [d for d in range(a.ndim) if d != src]
     pos = perm.index(dst)
     perm.insert(pos, src)
-    x = transpose(x, tuple(perm))
-    shape = list(_aval(x).shape)
+    shape = [a.shape[d] for d in perm]
     shape[pos:pos + 2] = [shape[pos] * shape[pos + 1]]
-    return reshape(x, tuple(shape))
+    return reshape(x, tuple(shape), tuple(perm))
 
 
 def _spatial(dn, lhs_shape, rhs_shape, out_shape, window_strides, lhs_dilation,
