@@ -43,7 +43,7 @@ from .stages import out_structs as _out_structs, typed_staging as _typed_staging
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
-from . import eager_outputs as _eager_outputs
+from . import ad_frames as _ad_frames, eager_outputs as _eager_outputs
 from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens, hi_values as _hi
 from .jit_ordered import OrderedEntry as _OrderedEntry, has_ordered_effects as _has_ordered_effects
 from .traceback_util import (at_boundary as _at_boundary, boundary as _boundary,
@@ -528,10 +528,11 @@ class Jitted(StagedCallable):
         def make():   # (one closing over hijax Variables is not kept: run inline)
             with _hi.watched():
                 return stage(fun, in_tree, list(avals), hints)
-        try:
-            closed, out_tree = stage_once(
-                staging, key, make, shared=staging,
-                eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
+        try:   # (its inputs carry the tangents of the values passed: `inputs_as_given`)
+            with _ad_frames.inputs_as_given():
+                closed, out_tree = stage_once(
+                    staging, key, make, shared=staging, eager=lambda: (
+                        eager.closed, eager.out_tree) if type(eager) is _Entry else None)
         except _hi.CapturedHiError:
             return _call_user(fun, dyn_args, dyn_kwargs)
         donated = set(self._donated(dyn_args, dyn_kwargs, statics))
