@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import core, tree_util
+from . import core, hi_values, tree_util
 from .dispatch_keys import NoFastPath
 from .primitives.custom_derivatives import checkpoint_p, custom_jvp_call_p, custom_vjp_call_p
 
@@ -98,5 +98,7 @@ def handed_back(jitted, args, kwargs, out):
     except (NoFastPath, TypeError):   # (TypeError: an unhashable static argument)
         entry = None
     if entry is None:
+        if hi_values.has_mutable((args, kwargs)):   # (hijax Variables: `_call_hi`'s)
+            return out
         entry, leaves = jitted._entry(args, kwargs, cached_only=True)
     return hand_back(getattr(entry, "closed", None), leaves, out)
