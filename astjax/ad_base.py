@@ -18,6 +18,7 @@ import numpy as np
 
 from . import core, hi_values, tree_util, util
 from .api import Jitted
+from .eager_outputs import hand_back
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
 from .extend.core import eager_arguments, eager_transform as _eager_transform
@@ -529,5 +530,6 @@ def _run(closed, args):
     """Run a closed jaxpr: inline while staging, else compile and run."""
     if _staging():
         return inline(closed, list(args))
-    return Jitted(raw(lambda *a: inline(closed, list(a))), eager=True)(*args)
+    outs = Jitted(raw(lambda *a: inline(closed, list(a))), eager=True)(*args)
+    return hand_back(closed, args, outs)   # (an argument passed through: itself)
 

@@ -68,6 +68,29 @@ def _given(leaves, unknown):
 input_hooks.append(_given)
 
 
+# stack depths of the builders staging an inner `jit`'s function now (`inputs_as_given`)
+_AS_GIVEN: list = []
+
+
+@contextlib.contextmanager
+def inputs_as_given():
+    """While the next builder stages a function whose inputs carry a tangent exactly
+    when the values passed for them do -- an inner `jit`'s, whose equation JAX
+    differentiates with the tangents of its operands (no iteration feeds its results
+    back, as a loop's) -- `perturbed` follows those values instead of assuming so: a
+    constant passed to it is no JVP tracer to JAX, and a custom rule does not run for it."""
+    _AS_GIVEN.append(len(core._state.builders))
+    try:
+        yield
+    finally:
+        _AS_GIVEN.pop()
+
+
+def _as_given(b) -> bool:
+    stack = core._state.builders
+    return bool(_AS_GIVEN) and b in stack and stack.index(b) in _AS_GIVEN
+
+
 def _given_to(b):
     """The values passed for the inputs of builder `b`, staging a function on known
     arguments (None: not known)."""
@@ -97,7 +120,8 @@ def perturbed(x, follow_given=False) -> bool:
     through the values functions closed over and the values passed for inputs a
     differentiation does not differentiate -- from an input a differentiation
     differentiates, or from an input of a function staged inside a differentiation's
-    (a loop body's, an inner jit's: what it was given is not followed, so it may). An
+    (a loop body's: what it was given is not followed, so it may; an inner jit's
+    input as the value passed for it, `inputs_as_given`). An
     input of a function staged around every differentiation (the jit that an eager
     transformation compiles, a user's jit) carries none: JAX's tracers there are not
     JVP tracers."""
@@ -119,12 +143,12 @@ def perturbed(x, follow_given=False) -> bool:
                 continue   # a constant
             frame = _FRAMES.get(b)
             if frame is None:
-                if follow_given:
-                    given = _given_to(b)
-                    src = None if given is None else given[b.invars.index(v)]
+                given = _given_to(b) if follow_given or _as_given(b) else None
+                if given is not None:
+                    src = given[b.invars.index(v)]
                     if isinstance(src, core.Tracer) and src.known is None:
                         stack.append(src)
-                elif _inside_differentiation(b):
+                elif not follow_given and _inside_differentiation(b):
                     return True
                 continue
             k = b.invars.index(v)

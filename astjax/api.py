@@ -43,6 +43,7 @@ from .stages import out_structs as _out_structs, typed_staging as _typed_staging
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
+from . import ad_frames as _ad_frames, eager_outputs as _eager_outputs
 from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens, hi_values as _hi
 from .jit_ordered import OrderedEntry as _OrderedEntry, has_ordered_effects as _has_ordered_effects
 from .traceback_util import (at_boundary as _at_boundary, boundary as _boundary,
@@ -148,7 +149,7 @@ class Jitted(StagedCallable):
         with_statics.__wrapped__ = fun
         return with_statics
 
-    def _entry(self, args, kwargs, refuse_late=False):
+    def _entry(self, args, kwargs, refuse_late=False, cached_only=False):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
@@ -166,6 +167,8 @@ class Jitted(StagedCallable):
                 hint="pass a hashable value (a tuple instead of a list, a frozenset, a "
                      "Python scalar) as a static argument, or make the argument dynamic",
                 loc=caller_location()) from None
+        if entry is None and cached_only:   # (`eager_outputs`: a call's entry, if kept)
+            return None, leaves
         if entry is None:
             # a call that does not fit the signature has a new key too: checked here, not
             # on every call (binding costs tens of microseconds)
@@ -412,10 +415,11 @@ class Jitted(StagedCallable):
 
     def run_compiled(self, args, kwargs):
         """Call, compiled even under `disable_jit`: an eager transform's own program
-        (`grad(f)(x)`), whose function is the transform, which would call this again."""
-        if _config.read("jax_disable_jit"):
-            return self._call_slow(args, kwargs)
-        return self(*args, **kwargs)
+        (`grad(f)(x)`), whose function is the transform, which would call this again. A
+        result that is an argument passed through is that argument (`eager_outputs`)."""
+        out = (self._call_slow(args, kwargs) if _config.read("jax_disable_jit")
+               else self(*args, **kwargs))
+        return _eager_outputs.handed_back(self, args, kwargs, out)
 
     def _call_slow(self, args, kwargs):
         if core.current_builder() is not None:
@@ -524,10 +528,11 @@ class Jitted(StagedCallable):
         def make():   # (one closing over hijax Variables is not kept: run inline)
             with _hi.watched():
                 return stage(fun, in_tree, list(avals), hints)
-        try:
-            closed, out_tree = stage_once(
-                staging, key, make, shared=staging,
-                eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
+        try:   # (its inputs carry the tangents of the values passed: `inputs_as_given`)
+            with _ad_frames.inputs_as_given():
+                closed, out_tree = stage_once(
+                    staging, key, make, shared=staging, eager=lambda: (
+                        eager.closed, eager.out_tree) if type(eager) is _Entry else None)
         except _hi.CapturedHiError:
             return _call_user(fun, dyn_args, dyn_kwargs)
         donated = set(self._donated(dyn_args, dyn_kwargs, statics))

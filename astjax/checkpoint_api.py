@@ -84,13 +84,13 @@ class _Checkpoint(_Transformed):
                     hash((tuple(args[i] for i in nums), tuple(kwargs[k] for k in names)))
                 except TypeError:
                     fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, nums, names)
-                    return Jitted(fun)(*dyn, **dyn_kw)
+                    return Jitted(fun).run_compiled(dyn, dyn_kw)
                 cache = self._state()
                 jitted = cache.get(("static", nums, names))
                 if jitted is None:
                     jitted = cache["static", nums, names] = Jitted(
                         self, static_argnums=nums, static_argnames=names)
-                return jitted(*args, **kwargs)
+                return jitted.run_compiled(args, kwargs)
         except Exception as e:
             _at_boundary(e)
             raise

@@ -13,9 +13,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import core
+from . import core, dtypes, tree_util
 
-__all__ = ["function_builder", "values"]
+__all__ = ["function_builder", "values", "stages_function", "known_values"]
 
 
 @contextmanager
@@ -39,10 +39,30 @@ def values(prim, args, params):
     value), as JAX's op-by-op transformation gives a concrete array there. An effect (a
     callback) stays staged: it happens on each call of the compiled program, as JAX's
     does on each eager call; so does a collective over a named axis in scope."""
-    builders = core._state.builders
-    if len(builders) - 1 not in core._state.op_by_op or core.primitives.get(prim.name) is not prim:
+    if core.primitives.get(prim.name) is not prim:
         return None   # (an extension primitive's impl runs as before: ad_eager_values)
-    vals = []
+    vals = known_values(args)
+    if vals is None:
+        return None
+    names = {f.name for f in core._state.axis_frames if f.name is not None}
+    if names and any(_names_axis(v, names) for v in params.values()):
+        return None   # (a collective over a `vmap` axis: `psum(1, 'i')` is its size)
+    return None if core.has_effects(core.Eqn(prim, (), (), params)) else vals
+
+
+def stages_function() -> bool:
+    """Whether the current builder stages an eager transformation's own function."""
+    return len(core._state.builders) - 1 in core._state.op_by_op
+
+
+def known_values(args):
+    """`args` as values when the current builder stages an eager transformation's own
+    function (`function_builder`) and none of them is staged (a constant the function
+    staged, a literal or a constvar, is its value), else None. A typed key array over
+    staged data is staged, as is a value of another extended dtype."""
+    if not stages_function():
+        return None
+    builders, vals = core._state.builders, []
     for a in args:
         if isinstance(a, core.Tracer):
             a = _constant_value(builders[-1], a)
@@ -50,11 +70,12 @@ def values(prim, args, params):
                 return None
         elif type(getattr(a, "aval", None)) is core.AbstractRef:
             return None
+        if dtypes.has_extended_dtype(a) and (
+                not tree_util.is_staging_leaf_type(type(a))   # (a user's extended dtype)
+                or any(isinstance(x, core.Tracer) for x in tree_util.staging_leaves(a))):
+            return None   # (a typed key array over staged data)
         vals.append(a)
-    names = {f.name for f in core._state.axis_frames if f.name is not None}
-    if names and any(_names_axis(v, names) for v in params.values()):
-        return None   # (a collective over a `vmap` axis: `psum(1, 'i')` is its size)
-    return None if core.has_effects(core.Eqn(prim, (), (), params)) else vals
+    return vals
 
 
 def _names_axis(v, names) -> bool:

@@ -60,7 +60,7 @@ LAYERS = [
     ("core", ["astjax.core", "astjax.ir", "astjax.op_by_op"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
-    ("api", ["astjax.api", "astjax.devices_api", "astjax.ad_aux", "astjax.ad_frames", "astjax.ad_eager_values", "astjax.ad_base", "astjax.ad_jacobians", "astjax.ad_api", "astjax.checkpoint_api", "astjax.custom_rules", "astjax.custom_api", "astjax.batching_api",
+    ("api", ["astjax.api", "astjax.devices_api", "astjax.ad_aux", "astjax.ad_frames", "astjax.ad_eager_values", "astjax.ad_base", "astjax.eager_outputs", "astjax.ad_jacobians", "astjax.ad_api", "astjax.checkpoint_api", "astjax.custom_rules", "astjax.custom_api", "astjax.batching_api",
              "astjax.pmap_api", "astjax.source_api", "astjax.lax", "astjax.lax_linalg", "astjax.lax_solves", "astjax.lax_extras",
              "astjax.lax_extended",
              "astjax.lax_combiners", "astjax.lax_conv", "astjax.lax_ragged",

@@ -26,7 +26,7 @@ from typing import Any, Callable, TypeVar, cast, overload
 
 import numpy as np
 
-from .. import core, dtypes, lax, tree_util
+from .. import core, lax, op_by_op, tree_util
 from ..api import device_put, jit
 from ..primitives.untyped_made import not_made_here
 from ..shape_poly import shape_entries
@@ -85,17 +85,13 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=(), keep_call=Fal
     @functools.wraps(fn)
     def call(*args, **kwargs):
         staged = core.current_builder() is not None
-        if staged and eager and _runs_now(args, kwargs):
-            # an eager transformation staging its function, on operands none of which is
-            # staged: run now as one compiled call, as JAX's op by op runs this jitted
-            # function (its digits are the eager call's, not each operation's)
-            state = core._state
-            builders, state.builders = state.builders, []
-            try:
-                return call(*args, **kwargs)
-            finally:
-                state.builders = builders
-        if not keep_call if staged else not eager:
+        # an eager transformation staging its function, on operands none of which is
+        # staged: one `jit` equation, which `core.bind` runs now (`op_by_op`) as one
+        # compiled call, as JAX's op by op runs this jitted function (its digits are
+        # the eager call's, not each operation's)
+        now = staged and eager and op_by_op.stages_function() and op_by_op.known_values(
+            tree_util.staging_leaves((args, kwargs))) is not None
+        if not (keep_call or now) if staged else not eager:
             return fn(*args, **kwargs)
         statics = [args[i] for i in nums if i < len(args)] + [kwargs[k] for k in names
                                                               if k in kwargs]
@@ -119,17 +115,6 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=(), keep_call=Fal
             return fn(*args, **kwargs)
     call.__wrapped__ = fn
     return call
-
-
-def _runs_now(args, kwargs) -> bool:
-    """Whether a library function called with these operands runs now while staging:
-    the builder stages an eager transformation's own function (`op_by_op`) and no
-    operand is a staged value."""
-    state = core._state
-    if len(state.builders) - 1 not in state.op_by_op:
-        return False
-    return not any(isinstance(x, core.Tracer) or dtypes.has_extended_dtype(x)
-                   for x in tree_util.tree_leaves((args, kwargs)))   # (a key: staged data?)
 
 
 def static_int(v, what="value"):

@@ -160,8 +160,8 @@ def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_
         return convert_extended(x, new_dtype, weak_type)
     new_dtype = dtypes.canonicalize(new_dtype)
     a = _aval(x)
-    if a.dtype == new_dtype and a.weak_type == weak_type and isinstance(x, core.Tracer):
-        return x
+    if a.dtype == new_dtype and a.weak_type == weak_type and isinstance(x, core.Array):
+        return x   # (an eager Array too, as JAX's: `jnp.asarray(x, x.dtype) is x`)
     to_real = getattr(a.dtype, "kind", None) == "c" and new_dtype.kind != "c"
     if to_real:
         dtypes.complex_to_real(x, new_dtype, warn_on_complex_to_real_cast)
