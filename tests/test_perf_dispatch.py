@@ -239,8 +239,10 @@ def test_numpy_calls_run_through_jaxlibs_cpp_dispatch(monkeypatch):
         jf(np.array(["a", "b", "c"]), y)
     # jaxlib reads a byte-swapped array's bytes as native ones (JAX 0.10.2 returns
     # [1, 1, 1] here): such arrays keep astjax's own path and its error
-    with pytest.raises(TypeError):
-        jf(x.astype(">f4"), y)
+    swapped = x.astype(">f4")
+    for args in [(swapped, y), (y, swapped), (swapped, swapped)]:   # (either, or one
+        with pytest.raises(TypeError):                               # dtype object shared)
+            jf(*args)
     # a shape error raised while staging comes back through jaxlib unchanged
     with pytest.raises(astjax.errors.ShapeError, match="incompatible shapes") as e:
         jf(np.ones(3, np.float32), np.ones(4, np.float32))
