@@ -253,9 +253,10 @@ class Jitted(StagedCallable):
                             if entry is None:
                                 return self._call_slow(args, kwargs)
                             bufs = [a._buf, b._buf]
-                    else:
-                        host = (ta is _ndarray and type(b) is _ndarray and a.dtype.isnative
-                                and b.dtype.isnative)
+                    elif ta is _ndarray and type(b) is _ndarray:
+                        # (one `isnative` when both share a dtype object: NumPy's builtin
+                        # descriptors are singletons, so they usually do)
+                        host = (da := a.dtype).isnative and (b.dtype is da or b.dtype.isnative)
                 elif n == 1:
                     a, = args
                     ta = type(a)

@@ -168,7 +168,6 @@ def sharding_for(device, kind=None):
 
 # -------------------------------------------------------------------------- arrays
 
-_USER_DTYPES = 256   # NumPy's first user type number: ml_dtypes' (bfloat16, float8, int4...), read through jaxlib's copy
 _OBJECT = np.dtype(object)
 _asarray = np.asarray
 
@@ -202,11 +201,9 @@ class Array:
         # one frame; read once by jaxlib's buffer protocol (zero-copy, read-only on CPU)
         v = self._npy
         if v is None:
-            buf = self._buf
-            v = (_asarray(buf) if self.aval.dtype.num < _USER_DTYPES   # (no dtype hash)
-                 else without_jax(buf._single_device_array_to_np_array_did_copy)[0])
-            if v.dtype is _OBJECT:   # NumPy's 0-d object array of a deleted buffer
-                self._check_live()
+            v = _asarray(self._buf)
+            if v.dtype is _OBJECT:   # NumPy's 0-d object array: no buffer protocol
+                v = self._host_copy()
             self._npy = v
         elif self._buf.is_deleted():   # (deleted or donated since it was read: JAX's error)
             self._check_live()
@@ -215,6 +212,13 @@ class Array:
         return host_array(v, dtype, copy)
 
     _value = __array__   # () -> the value on the host, a read-only NumPy array
+
+    def _host_copy(self):
+        """The host value of a buffer jaxlib's buffer protocol does not give: a deleted
+        one (JAX's error) or one of an ml_dtypes dtype (bfloat16, float8, int4...: no
+        buffer format), which jaxlib copies out."""
+        self._check_live()
+        return without_jax(self._buf._single_device_array_to_np_array_did_copy)[0]
 
     def block_until_ready(self):
         self._buf.block_until_ready()

@@ -239,8 +239,10 @@ def test_numpy_calls_run_through_jaxlibs_cpp_dispatch(monkeypatch):
         jf(np.array(["a", "b", "c"]), y)
     # jaxlib reads a byte-swapped array's bytes as native ones (JAX 0.10.2 returns
     # [1, 1, 1] here): such arrays keep astjax's own path and its error
-    with pytest.raises(TypeError):
-        jf(x.astype(">f4"), y)
+    swapped = x.astype(">f4")
+    for args in [(swapped, y), (y, swapped), (swapped, swapped)]:   # (either, or one
+        with pytest.raises(TypeError):                               # dtype object shared)
+            jf(*args)
     # a shape error raised while staging comes back through jaxlib unchanged
     with pytest.raises(astjax.errors.ShapeError, match="incompatible shapes") as e:
         jf(np.ones(3, np.float32), np.ones(4, np.float32))
@@ -629,21 +631,32 @@ def test_jit_fast_paths_see_stagings_through_a_per_thread_count():
     assert float(out[0]) == 2.0 and trace_state.staging_threads == {}
 
 
-def test_host_reads_choose_the_copy_by_numpy_type_number():
-    """`Array.__array__` reads NumPy's own dtypes through jaxlib's buffer protocol and
-    ml_dtypes' (user type numbers, >= 256) through jaxlib's copy, testing the dtype's
-    number, not hashing it into a set: the same split, value for value."""
+def test_host_reads_take_jaxlib_buffer_protocol_first(monkeypatch):
+    """`Array.__array__` reads a buffer through jaxlib's buffer protocol and takes
+    jaxlib's copy (`_host_copy`) only when NumPy gives its 0-d object array instead:
+    ml_dtypes' dtypes (no buffer format) and deleted buffers (JAX's error). No dtype
+    test on the way: the same values, dtype for dtype."""
     from astjax import dtypes
+    copies = []
+    original = runtime.Array._host_copy
+    monkeypatch.setattr(runtime.Array, "_host_copy",
+                        lambda self: copies.append(self.dtype) or original(self))
+    user = {np.dtype(dtypes.bfloat16), *map(np.dtype, dtypes.NARROW_FLOATS),
+            *map(np.dtype, dtypes.NARROW_INTS)}
     for dt in [np.bool_, np.int8, np.uint32, np.float16, np.float32, np.complex64,
                dtypes.bfloat16, *dtypes.NARROW_FLOATS, *dtypes.NARROW_INTS]:
         dt = np.dtype(dt)
-        user = dt in {np.dtype(dtypes.bfloat16), *map(np.dtype, dtypes.NARROW_FLOATS),
-                      *map(np.dtype, dtypes.NARROW_INTS)}
-        assert (dt.num >= runtime._USER_DTYPES) == user, dt
         v = np.array([0, 1, 1], dt)
         try:
             a = jnp.asarray(v)
         except astjax.errors.RuntimeDTypeError:   # (jaxlib has no such buffers, as JAX)
             continue
+        del copies[:]
         host = np.asarray(a)
         assert host.dtype == dt and host.tobytes() == v.tobytes(), dt
+        assert copies == ([dt] if dt in user else []), dt
+        assert np.asarray(a) is host and len(copies) == (dt in user)   # (read once)
+    a = jnp.asarray(np.ones(3, np.float32))
+    a.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        np.asarray(a)
