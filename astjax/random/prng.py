@@ -16,6 +16,7 @@ from .. import core, dtypes, lax
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, DTypeError,
                       ShapeError, ShapeValueError)
 from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shape as _np_shape
+from ..primitives.prng_ops import random_seed
 from .. import numpy as jnp
 from ..numpy.arraylike import check_arraylike as _check_arraylike
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
@@ -56,7 +57,7 @@ def shape_arg(shape, what="shape"):
 
 @library_jit(static_argnums=(1,))
 def _seed(seed, impl):
-    return PRNGKeyArray(impl.seed(seed), impl)
+    return PRNGKeyArray(random_seed(seed, impl), impl)
 
 
 # the seed functions that read a Python int seed exactly (eagerly, as a constant)
