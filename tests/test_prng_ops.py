@@ -55,3 +55,25 @@ def test_random_seed_of_a_float_is_a_located_type_error():
         core.bind(random_seed_p, np.float32(1.0), impl=threefry_prng_impl)
     with pytest.raises(TypeError, match="seed must be an integer"):
         jax.jit(jax.random.key)(np.float32(1.0))
+
+
+def test_a_python_int_seed_is_staged_on_its_int64_reading():
+    """A Python int seed is read as int64, as JAX reads it: one random_seed equation on
+    the canonicalized literal when staged; outside int64 JAX's OverflowError (it was
+    silently wrapped to 64 bits)."""
+    f = lambda x: jax.random.key_data(jax.random.key(0)) + x   # noqa: E731
+    assert "b:key<fry>[] = random_seed[impl=fry] 0:i32[]" in str(jax.make_jaxpr(f)(np.uint32(1)))
+    for s, want in ((2**40 + 5, [0, 5]), (2**63 - 1, [0, 4294967295]), (-1, [0, 4294967295])):
+        assert jax.random.key_data(jax.random.key(s)).tolist() == want
+        assert jax.jit(lambda: _data_of_key(s))().tolist() == want
+    for s in (2**64, 2**63, -2**63 - 1):
+        for fn in (lambda: jax.random.key(s), jax.jit(lambda: jax.random.PRNGKey(s))):
+            with pytest.raises(OverflowError, match="too large to convert"):
+                fn()
+
+
+def test_a_python_int_seed_with_x64_is_an_int64_literal(x64):
+    assert str(jax.make_jaxpr(lambda: jax.random.key(2**40))()) == (
+        "{ lambda ; . let\n    a:key<fry>[] = random_seed[impl=fry] 1099511627776:i64[]\n  in (a,) }")
+    assert jax.random.PRNGKey(2**40 + 5, impl="rbg").tolist() == [256, 5, 256, 5]
+    assert jax.jit(lambda: _data_of_key(2**63 - 1))().tolist() == [2147483647, 4294967295]
