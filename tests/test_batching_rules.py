@@ -356,6 +356,8 @@ def test_cases_cover_the_rules():
                  "igamma", "igammac", "betainc", "igamma_grad_a",
                  # vmap vs per-example results: tests/test_linear_call.py, test_extend_random.py
                  "linear_call", "threefry2x32",
+                 # nested vmap of key(seed) vs the seeds' key data: tests/test_prng_ops.py
+                 "random_seed",
                  # vmap vs elementwise calls: tests/test_special_more.py
                  "zeta", "bessel_i0e", "bessel_i1e",
                  # vmap over b and the matrix vs JAX's stored values: tests/test_custom_solves.py

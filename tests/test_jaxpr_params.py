@@ -25,7 +25,8 @@ STORED = json.loads(Path(rec.__file__).with_name("jaxpr_params.json").read_text(
 # the key's type. astjax's eager key values are plain uint32 Arrays -- an interpreter's
 # eager `bind` of random_wrap drops the impl -- and rbg / unsafe_rbg keys share one
 # physical aval, so the eager program caches could not tell them apart either.)
-_PRNG = "astjax stages the threefry hash inline: JAX keeps random_seed / random_bits / ..."
+_PRNG = ("astjax stages random_seed as JAX does, but the threefry hash of split / fold_in / "
+         "bits inline: JAX keeps random_split / random_fold_in / random_bits equations")
 STAYS_DIFFERENT = {
     "random_key_data": _PRNG, "random_bits": _PRNG, "random_normal": _PRNG,
     "typed_key": _PRNG,

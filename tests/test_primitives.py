@@ -87,6 +87,8 @@ NO_CASES: dict[str, str] = {
     "linear_call": "takes jaxprs and the user's transpose: tests/test_linear_call.py (values, "
                    "transposes, grad, vmap vs JAX's stored values)",
     "threefry2x32": "tests/test_extend_random.py (Random123's known answer, JAX's bits, vmap)",
+    "random_seed": "tests/test_prng_ops.py (printed jaxprs, key data vs JAX's stored values "
+                   "for three implementations, eager bind, nested vmap, source)",
     **{n: "tests/test_lax_primitive_objects.py (bind with JAX's params vs JAX's stored "
           "values)" for n in ("split", "stack", "unstack", "tile", "top_k", "approx_top_k")},
     "scaled_dot": "float8 operands and scales: tests/test_dot_algorithm.py (XLA and the "

@@ -48,6 +48,7 @@ from . import schur  # noqa: F401,E402  (schur: LAPACK gees)
 from . import householder  # noqa: F401,E402  (geqrf, householder_product, hessenberg)
 from . import special  # noqa: F401,E402  (igamma, igammac, betainc)
 from . import prng_keys  # noqa: F401,E402  (random_wrap/random_unwrap: the typed-key boundary)
+from . import prng_ops  # noqa: F401,E402  (random_seed: JAX's seeding equation)
 from . import threefry_draws  # noqa: F401,E402  (the threefry2x32 hash and draws; no primitive)
 from . import random_gamma  # noqa: F401,E402  (random_gamma: JAX's gamma sampler)
 

@@ -62,6 +62,16 @@ class PRNGImpl(NamedTuple):
     def __str__(self):
         return self.tag
 
+    def seed_each(self, seeds):
+        """The key data of every seed of the integer array `seeds` (of any shape),
+        `uint32[*seeds.shape, *key_shape]`: `seed` mapped over the seeds (what the
+        `random_seed` primitive lowers to)."""
+        shape = tuple(core.get_aval(seeds).shape)
+        if not shape:
+            return self.seed(seeds)
+        flat = vmap(_Direct(self.seed))(lax.reshape(seeds, (math.prod(shape),)))
+        return lax.reshape(flat, shape + tuple(self.key_shape))
+
     def split_each(self, keys, shape):
         """Every key of `keys` (data `uint32[n, *key_shape]`) split to `shape`, giving
         `uint32[n, *shape, *key_shape]`: the split `vmap`ped over the keys, as JAX's gamma

@@ -14,13 +14,13 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, DTypeError,
-                      ShapeError, ShapeValueError)
+                      ScalarOverflowError, ShapeError, ShapeValueError)
 from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shape as _np_shape
+from ..primitives.prng_ops import random_seed
 from .. import numpy as jnp
 from ..numpy.arraylike import check_arraylike as _check_arraylike
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from . import key_array as _ka
-from .impls import rbg_prng_impl, threefry_prng_impl
 from .key_array import PRNGKeyArray
 from ..typing import Array, ArrayLike, DTypeLike
 
@@ -30,17 +30,19 @@ __all__ = ["split", "fold_in", "bits", "uniform", "normal", "bernoulli", "randin
 
 
 def seed_keys(seed, impl):
-    """One typed key of `impl` from the integer scalar `seed` (a Python int of any
-    size: JAX's 64-bit seeds, as the built-in implementations read them)."""
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and \
-            impl.seed in _INT_SEEDING:
-        return PRNGKeyArray(impl.seed(int(seed)), impl)
+    """One typed key of `impl` from the integer scalar `seed`, as JAX's `random_seed`:
+    a Python int is read as int64 (outside its range JAX's OverflowError), then
+    canonicalized (wrapping to int32 without x64); staged, it is one `random_seed`
+    equation on that constant, as in JAX's jaxprs."""
     if isinstance(seed, int) and not isinstance(seed, bool):
-        # as JAX: a Python int seed is read as int64, then canonicalized (wrapping to
-        # int32 without x64) before a user-defined seed function sees it
-        seed = np.int64(seed)
+        try:
+            seed = np.int64(seed)
+        except OverflowError as e:
+            raise ScalarOverflowError(str(e), hint="a PRNG seed is a 64-bit integer") from None
     if not hasattr(seed, "aval"):
         seed = jnp.asarray(seed)
+    if core.current_builder() is not None:    # (staged on the constant, as JAX does)
+        return PRNGKeyArray(random_seed(seed, impl), impl)
     return _seed(seed, impl)
 
 
@@ -56,11 +58,7 @@ def shape_arg(shape, what="shape"):
 
 @library_jit(static_argnums=(1,))
 def _seed(seed, impl):
-    return PRNGKeyArray(impl.seed(seed), impl)
-
-
-# the seed functions that read a Python int seed exactly (eagerly, as a constant)
-_INT_SEEDING = {threefry_prng_impl.seed, rbg_prng_impl.seed}
+    return PRNGKeyArray(random_seed(seed, impl), impl)
 
 
 @library_jit(static_argnums=(1,))
