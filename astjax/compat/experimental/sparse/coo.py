@@ -19,21 +19,16 @@ import operator
 import numpy as np
 
 from astjax import numpy as jnp
-from astjax.errors import AstjaxError as _AstjaxError
 from astjax.errors import JAXValueError as _JAXValueError
 from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 from astjax.pytree_registry import register_pytree_node_class as _register_pytree_node_class
 
 from .bcoo import JAXSparse, _compiled
 from .bcsr import _refused
+from .util import _SparseAssertionError
 
 __all__ = ["COO", "CSR", "CSC", "coo_fromdense", "coo_todense", "coo_matvec", "coo_matmat",
            "csr_fromdense", "csr_todense", "csr_matvec", "csr_matmat"]
-
-
-class _SparseAssertionError(_AstjaxError, AssertionError):
-    """Operands a COO / CSR operation does not take (JAX's abstract evaluation asserts
-    their shapes and dtypes: an AssertionError)."""
 
 
 def _check(cond, what):
