@@ -156,11 +156,15 @@ def bcoo_spdot_general(lhs: BCOO, rhs: BCOO, *, dimension_numbers,
 _SPARSE_SPARSE_DOT["rule"] = bcoo_spdot_general
 
 
-@_compiled("dimension_numbers")
 def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
     """The data of `lax.dot_general(A, B)` at the BCOO `indices` only (JAX's
     `sparse.bcoo_dot_general_sampled`; 0 at padding indices)."""
-    A, B, indices = jnp.asarray(A), jnp.asarray(B), jnp.asarray(indices)
+    return _dot_general_sampled(jnp.asarray(A), jnp.asarray(B), jnp.asarray(indices),
+                                dimension_numbers=dimension_numbers)
+
+
+@_compiled("dimension_numbers")
+def _dot_general_sampled(A, B, indices, *, dimension_numbers):
     (lc, rc), (lb, rb) = (tuple(tuple(operator.index(d) for d in ds) for ds in pair)
                           for pair in dimension_numbers)
     dense = lax.dot_general(A, B, ((lc, rc), (lb, rb)), precision=lax.Precision.HIGHEST)

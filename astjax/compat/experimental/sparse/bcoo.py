@@ -625,6 +625,8 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
         return _SPARSE_SPARSE_DOT["rule"](lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
                                           preferred_element_type=preferred_element_type)
+    # (the dense operand an array here, not a list for `jit` to flatten into scalars)
+    lhs, rhs = (x if isinstance(x, BCOO) else jnp.asarray(x) for x in (lhs, rhs))
     return _dot_with_dense(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
                            preferred_element_type=preferred_element_type)
 
