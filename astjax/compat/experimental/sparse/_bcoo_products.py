@@ -21,7 +21,8 @@ from astjax.errors import JAXTypeError as _JAXTypeError
 from astjax.errors import JAXValueError as _JAXValueError
 from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 
-from .bcoo import _SPARSE_SPARSE_DOT, BCOO, _validate, bcoo_extract, bcoo_sum_duplicates
+from .bcoo import (_SPARSE_SPARSE_DOT, BCOO, _compiled, _validate, bcoo_extract,
+                   bcoo_sum_duplicates)
 from ._bcoo_slicing import bcoo_update_layout
 
 __all__ = ["bcoo_multiply_sparse", "bcoo_spdot_general", "bcoo_dot_general_sampled"]
@@ -56,6 +57,7 @@ def _multiply_unbatched(ld, li, rd, ri, lhs_shape, rhs_shape):
     return data, indices
 
 
+@_compiled()
 def bcoo_multiply_sparse(lhs: BCOO, rhs: BCOO) -> BCOO:
     """The elementwise product of two BCOO arrays (shapes broadcasting as `lax.mul`'s;
     JAX's `sparse.bcoo_multiply_sparse`): one entry per pair of matching entries,
@@ -100,6 +102,7 @@ def _spdot_unbatched(ld, li, rd, ri, lhs_shape, rhs_shape, lc, rc, out_nse):
     return out.data, out.indices
 
 
+@_compiled("dimension_numbers", "preferred_element_type")
 def bcoo_spdot_general(lhs: BCOO, rhs: BCOO, *, dimension_numbers,
                        preferred_element_type=None) -> BCOO:
     """`lax.dot_general` of two BCOO arrays, as a BCOO array (JAX's
@@ -156,7 +159,12 @@ _SPARSE_SPARSE_DOT["rule"] = bcoo_spdot_general
 def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
     """The data of `lax.dot_general(A, B)` at the BCOO `indices` only (JAX's
     `sparse.bcoo_dot_general_sampled`; 0 at padding indices)."""
-    A, B, indices = jnp.asarray(A), jnp.asarray(B), jnp.asarray(indices)
+    return _dot_general_sampled(jnp.asarray(A), jnp.asarray(B), jnp.asarray(indices),
+                                dimension_numbers=dimension_numbers)
+
+
+@_compiled("dimension_numbers")
+def _dot_general_sampled(A, B, indices, *, dimension_numbers):
     (lc, rc), (lb, rb) = (tuple(tuple(operator.index(d) for d in ds) for ds in pair)
                           for pair in dimension_numbers)
     dense = lax.dot_general(A, B, ((lc, rc), (lb, rb)), precision=lax.Precision.HIGHEST)

@@ -23,7 +23,8 @@ from astjax.errors import JAXTypeError as _JAXTypeError
 from astjax.errors import JAXValueError as _JAXValueError
 from astjax.errors import NotImplementedInAstjaxError as _NotImplemented
 
-from .bcoo import BCOO, _group_permutation, _validate, bcoo_sum_duplicates, bcoo_transpose
+from .bcoo import (BCOO, _compiled, _group_permutation, _validate, bcoo_sum_duplicates,
+                   bcoo_transpose)
 from .util import SparseEfficiencyError, SparseEfficiencyWarning
 
 __all__ = ["bcoo_slice", "bcoo_dynamic_slice", "bcoo_squeeze", "bcoo_broadcast_in_dim",
@@ -82,20 +83,36 @@ def bcoo_slice(mat: BCOO, *, start_indices, limit_indices, strides=None) -> BCOO
         raise _JAXValueError(f"bcoo_slice: invalid indices. Got start_indices={start}, "
                              f"limit_indices={limit} and shape={mat.shape}")
     new_shape = tuple(-(-(b - a) // s) for a, b, s in zip(start, limit, strides))
-    nb = mat.n_batch
+    # the starts are an operand, not static: `S[0]`, `S[1]`, ... share one program
+    return _slice(mat, np.asarray(start, mat.indices.dtype), new_shape=new_shape,
+                  strides=tuple(strides))
 
-    def batch_slices(buf):
-        # a broadcast (size-1) batch dimension of a buffer stays as it is
-        return tuple(slice(None) if buf.shape[i] != mat.shape[i]
-                     else slice(start[i], limit[i], strides[i]) for i in range(nb))
-    dense = tuple(slice(a, b, s) for a, b, s in zip(*(_split(x, mat)[2]
-                                                      for x in (start, limit, strides))))
-    data = mat.data[batch_slices(mat.data) + (slice(None),) + dense]
-    indices = mat.indices[batch_slices(mat.indices)]
-    return _window(mat, data, indices, _split(start, mat)[1], _split(strides, mat)[1],
+
+@_compiled("new_shape", "strides")
+def _slice(mat, starts, *, new_shape, strides):
+    """`bcoo_slice` of validated bounds: `starts` an array, `new_shape` the result's."""
+    nb = mat.n_batch
+    # the dimensions of `mat` each buffer axis slices (None: kept whole, as `nse` and
+    # a broadcast size-1 batch axis)
+    batch_axes = lambda buf: [i if buf.shape[i] == mat.shape[i] else None  # noqa: E731
+                              for i in range(nb)]
+    dense_axes = list(range(nb + mat.n_sparse, mat.ndim))
+
+    def cut(buf, axes):
+        zero = jnp.zeros((), starts.dtype)
+        lo = [zero if d is None else starts[d] for d in axes]
+        size = [buf.shape[a] if d is None else (new_shape[d] - 1) * strides[d] + 1
+                if new_shape[d] else 0 for a, d in enumerate(axes)]
+        buf = lax.dynamic_slice(buf, lo, size)
+        return buf[tuple(slice(None) if d is None else slice(None, None, strides[d])
+                         for d in axes)]
+    data = cut(mat.data, batch_axes(mat.data) + [None] + dense_axes)
+    indices = cut(mat.indices, batch_axes(mat.indices) + [None, None])
+    return _window(mat, data, indices, starts[nb:nb + mat.n_sparse], _split(strides, mat)[1],
                    _split(new_shape, mat)[1], new_shape)
 
 
+@_compiled("slice_sizes")
 def bcoo_dynamic_slice(mat: BCOO, start_indices, slice_sizes) -> BCOO:
     """`lax.dynamic_slice` of a BCOO array (JAX's `sparse.bcoo_dynamic_slice`): the
     starts may be staged (negative ones wrap, then each is clamped into range, as
@@ -131,6 +148,7 @@ def bcoo_dynamic_slice(mat: BCOO, start_indices, slice_sizes) -> BCOO:
     return _window(mat, data, indices, s_start, (1,) * mat.n_sparse, s_size, slice_sizes)
 
 
+@_compiled("dimensions")
 def bcoo_squeeze(arr: BCOO, *, dimensions) -> BCOO:
     """`lax.squeeze` of a BCOO array: size-1 dimensions removed (JAX's
     `sparse.bcoo_squeeze`; the index flags kept)."""
@@ -153,6 +171,7 @@ def bcoo_squeeze(arr: BCOO, *, dimensions) -> BCOO:
                 unique_indices=arr.unique_indices)
 
 
+@_compiled("shape", "broadcast_dimensions", "sharding")
 def bcoo_broadcast_in_dim(mat: BCOO, *, shape, broadcast_dimensions, sharding=None) -> BCOO:
     """`lax.broadcast_in_dim` of a BCOO array (JAX's `sparse.bcoo_broadcast_in_dim`):
     new dimensions before the sparse ones are batch dimensions, new ones among the
@@ -190,6 +209,7 @@ def bcoo_broadcast_in_dim(mat: BCOO, *, shape, broadcast_dimensions, sharding=No
     return BCOO((data, indices), shape=shape)
 
 
+@_compiled("dimensions")
 def bcoo_rev(operand: BCOO, dimensions) -> BCOO:
     """`lax.rev` of a BCOO array (JAX's `sparse.bcoo_rev`): reversed batch and dense
     dimensions reverse the buffers, reversed sparse ones mirror the indices."""
@@ -215,6 +235,7 @@ def bcoo_rev(operand: BCOO, dimensions) -> BCOO:
     return BCOO((data, indices), shape=operand.shape)
 
 
+@_compiled("new_sizes", "dimensions", "sharding")
 def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None, sharding=None) -> BCOO:
     """`lax.reshape` of a BCOO array (JAX's `sparse.bcoo_reshape`): batch and dense
     dimensions reshape their buffers, the sparse ones are re-indexed; the new shape must
@@ -260,6 +281,8 @@ def bcoo_reshape(mat: BCOO, *, new_sizes, dimensions=None, sharding=None) -> BCO
     return BCOO((data, indices), shape=new_sizes)
 
 
+@_compiled("dimension_numbers", "slice_sizes", "unique_indices", "indices_are_sorted", "mode",
+           "fill_value")
 def bcoo_gather(operand: BCOO, start_indices, dimension_numbers, slice_sizes, *,
                 unique_indices=False, indices_are_sorted=False, mode=None,
                 fill_value=None) -> BCOO:
@@ -405,6 +428,13 @@ def bcoo_update_layout(mat: BCOO, *, n_batch=None, n_dense=None,
     if n_batch > mat.n_batch and any(d > 1 for d in shape[mat.n_batch:n_batch]):
         inefficient(f"For matrix of shape {shape}, increasing n_batch from {mat.n_batch} to "
                     f"{n_batch} results in inefficient storage.")
+    return _relayout(mat, n_batch=n_batch, n_dense=n_dense)
+
+
+@_compiled("n_batch", "n_dense")
+def _relayout(mat, *, n_batch, n_dense):
+    """`bcoo_update_layout`'s data movement (its checks and warnings done)."""
+    shape = mat.shape
     data, indices = mat.data, mat.indices
     nb, nd = mat.n_batch, mat.n_dense
     if n_dense < nd:

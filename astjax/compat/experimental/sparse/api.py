@@ -24,7 +24,8 @@ from .bcoo import bcoo_fromdense as _bcoo_fromdense
 __all__ = ["empty", "eye", "todense"]
 
 
-def _identity(x):
+def _identity(x, **params):
+    del params   # (`tree`: the operand's pytree structure, shown in the jaxpr as JAX's)
     return x
 
 
@@ -34,8 +35,8 @@ def _identity(x):
 todense_p = _Primitive("todense")
 todense_p.def_impl(_identity)
 todense_p.def_abstract_eval(_identity)
-_ad.deflinear2(todense_p, lambda ct, _x: [ct])
-_batching.primitive_batchers[todense_p] = lambda args, dims: (args[0], dims[0])
+_ad.deflinear2(todense_p, lambda ct, _x, **params: [ct])
+_batching.primitive_batchers[todense_p] = lambda args, dims, **params: (args[0], dims[0])
 _mlir.register_lowering(todense_p, _mlir.lower_fun(_identity, multiple_results=False))
 
 
@@ -46,7 +47,7 @@ def todense(arr):
         return arr.todense()
     leaves = _tree_util.tree_leaves(arr)
     if len(leaves) == 1 and leaves[0] is arr and isinstance(arr, _core.Tracer):
-        return todense_p.bind(arr)
+        return todense_p.bind(arr, tree=_tree_util.tree_structure(arr))
     if any(isinstance(x, _core.Tracer) for x in leaves):
         raise _JAXAttributeError(
             f"sparse.todense of a staged {type(arr).__name__}: it takes one array "
@@ -96,3 +97,4 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, index_dtype="int32
     indices = np.stack([idx - min(k, 0), idx + max(k, 0)], -1).astype(index_dtype)
     return BCOO((_jnp.ones(diag, dtype), _jnp.asarray(indices)), shape=(N, M),
                 indices_sorted=True, unique_indices=True)
+

@@ -9,6 +9,8 @@ written with `astjax.numpy` / `astjax.lax` (gathers, scatter-adds, sorts), so `j
 `vmap` and `grad` through `data` work as for any other array code."""
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import operator
 
@@ -21,6 +23,7 @@ from astjax.errors import JAXTypeError as _JAXTypeError
 from astjax.errors import JAXValueError as _JAXValueError
 from astjax.errors import NotImplementedInAstjaxError as _NotImplementedInAstjax
 from astjax import lax
+from astjax.numpy.util import library_jit as _library_jit
 from astjax.pytree_registry import register_pytree_node_class as _register_pytree_node_class
 
 from astjax.transforms.batching import register_vmappable as _register_vmappable
@@ -112,6 +115,38 @@ def _props(data, indices, shape):
         raise _JAXValueError(f"Invalid data.shape={data.shape} for {nse=}, {n_batch=}, "
                             f"{n_dense=}")
     return n_batch, n_sparse, n_dense, nse
+
+
+def _frozen(v):
+    """A static parameter made hashable (lists and arrays of ints: tuples)."""
+    if type(v) in (list, tuple):
+        return tuple(_frozen(x) for x in v)
+    if isinstance(v, np.ndarray):
+        return tuple(_frozen(x) for x in v.tolist())
+    return v
+
+
+def _compiled(*static):
+    """Decorator: the operation run as one compiled program per signature when called
+    on concrete operands (as JAX's sparse primitives each run as one program eagerly),
+    inlined when called while staging; parameters named in `static` are static (lists
+    made tuples). Without it each of the operation's jnp calls compiles on its own."""
+    def decorate(fn):
+        jitted = _library_jit(fn, static_argnames=static)
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError:
+                return fn(*args, **kwargs)   # (Python's own error)
+            for k in static:
+                if k in bound.arguments:
+                    bound.arguments[k] = _frozen(bound.arguments[k])
+            return jitted(*bound.args, **bound.kwargs)
+        return call
+    return decorate
 
 
 def _validate(mat):
@@ -226,6 +261,7 @@ def _full_indices(mat):
     return data, tuple(cols)
 
 
+@_compiled()
 def bcoo_todense(mat: BCOO):
     """The dense array of `mat`: data scatter-added at its indices (JAX's
     `sparse.bcoo_todense`)."""
@@ -245,6 +281,11 @@ def bcoo_extract(sparr: BCOO, arr, *, assume_unique=None) -> BCOO:
         raise _JAXValueError(f"shape mismatch: {sparr.shape=} {arr.shape=}")
     if assume_unique is None:
         assume_unique = sparr.unique_indices
+    return _extract(sparr, arr, assume_unique=bool(assume_unique))
+
+
+@_compiled("assume_unique")
+def _extract(sparr, arr, *, assume_unique):
     _, cols = _full_indices(sparr)
     data = arr.at[cols].get(mode="fill", fill_value=0) if cols else jnp.broadcast_to(
         arr, (sparr.nse,) + arr.shape)
@@ -282,15 +323,33 @@ def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
     n_sparse = mat.ndim - n_batch - n_dense
     if n_sparse < 0 or n_batch < 0 or n_dense < 0:
         raise _JAXValueError(f"Invalid {n_batch=}, {n_dense=} for {mat.shape=}")
+    if nse is None:
+        counts = _nonzero_counts(mat, n_batch=n_batch, n_dense=n_dense)
+        nse = counts.max() if counts.size else 0
+    nse = operator.index(nse)  # a staged count raises the concretization error here
+    return _fromdense(mat, nse=nse, n_batch=n_batch, n_dense=n_dense,
+                      index_dtype=np.dtype(index_dtype))
+
+
+@_compiled("n_batch", "n_dense")
+def _nonzero_counts(mat, *, n_batch, n_dense):
+    """The number of nonzero (sparse-position) entries per batch."""
     mask = mat != 0
     if n_dense:
         mask = mask.any(tuple(range(mat.ndim - n_dense, mat.ndim)))
+    batch, sparse_shape = mat.shape[:n_batch], mat.shape[n_batch:mat.ndim - n_dense]
+    return mask.reshape(batch + (math.prod(sparse_shape),)).sum(-1)
+
+
+@_compiled("nse", "n_batch", "n_dense", "index_dtype")
+def _fromdense(mat, *, nse, n_batch, n_dense, index_dtype):
+    n_sparse = mat.ndim - n_batch - n_dense
     batch, sparse_shape = mat.shape[:n_batch], mat.shape[n_batch:n_batch + n_sparse]
+    mask = mat != 0
+    if n_dense:
+        mask = mask.any(tuple(range(mat.ndim - n_dense, mat.ndim)))
     flat = mask.reshape(batch + (math.prod(sparse_shape),))
     counts = flat.sum(-1)
-    if nse is None:
-        nse = counts.max() if counts.size else 0
-    nse = operator.index(nse)  # a staged count raises the concretization error here
     size = flat.shape[-1]
     order = jnp.argsort(~flat, axis=-1, stable=True)[..., :nse]
     if nse > size:
@@ -326,6 +385,7 @@ def _group_permutation(mat, dimensions):
     return b, s, d
 
 
+@_compiled("permutation")
 def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
     """`mat` with axes permuted; batch, sparse and dense axes must each map among
     themselves (JAX's `sparse.bcoo_transpose`: indices unique if `mat`'s were, not
@@ -341,6 +401,7 @@ def bcoo_transpose(mat: BCOO, *, permutation) -> BCOO:
                 unique_indices=mat.unique_indices)
 
 
+@_compiled("axes")
 def bcoo_reduce_sum(mat: BCOO, *, axes) -> BCOO:
     """The sum of `mat` over `axes`, as a BCOO (summed sparse axes drop their index
     column: duplicates remain, summed by `todense`; summed batch axes join `nse`)."""
@@ -381,8 +442,13 @@ def bcoo_multiply_dense(sp_mat: BCOO, v):
     if shape != sp_mat.shape:
         raise _JAXValueError(f"bcoo_multiply_dense: dense shape {v.shape} must broadcast "
                             f"to the sparse shape {sp_mat.shape}; got {shape}")
+    return _multiply_dense(sp_mat, v)
+
+
+@_compiled()
+def _multiply_dense(sp_mat, v):
     v = jnp.broadcast_to(v, sp_mat.shape)
-    return sp_mat.data * bcoo_extract(sp_mat, v, assume_unique=True).data
+    return sp_mat.data * _extract(sp_mat, v, assume_unique=True).data
 
 
 def _linear_keys(mat, indices):
@@ -405,6 +471,7 @@ def _broadcast_buffers(mat):
             jnp.broadcast_to(mat.indices, batch + mat.indices.shape[mat.n_batch:]))
 
 
+@_compiled()
 def bcoo_sort_indices(mat: BCOO) -> BCOO:
     """`mat` with entries in lexicographic index order (stable; JAX's
     `sparse.bcoo_sort_indices`)."""
@@ -423,16 +490,33 @@ def bcoo_sum_duplicates(mat: BCOO, nse=None) -> BCOO:
     """`mat` with duplicate indices summed and indices sorted (JAX's
     `sparse.bcoo_sum_duplicates`): `nse` entries (default: the largest count of
     distinct indices, which needs concrete indices), padded at out-of-range indices."""
+    if nse is None:
+        distinct = _distinct_counts(mat)
+        nse = distinct.max() if distinct.size else 0
+    return _sum_duplicates(mat, nse=operator.index(nse))
+
+
+def _sorted_keys(mat):
+    """(data, indices, keys, the keys sorted, whether each sorted key is a new one, size)."""
     data, indices = _broadcast_buffers(mat)
-    sparse_shape = mat.shape[mat.n_batch:mat.n_batch + mat.n_sparse]
     key, size = _linear_keys(mat, indices)
     sorted_key = jnp.sort(key, axis=-1)
     new = jnp.concatenate([jnp.ones(key.shape[:-1] + (1,), bool),
                            sorted_key[..., 1:] != sorted_key[..., :-1]], -1) if key.shape[-1] else jnp.zeros(key.shape, bool)
-    distinct = (new & (sorted_key < size)).sum(-1)
-    if nse is None:
-        nse = distinct.max() if distinct.size else 0
-    nse = operator.index(nse)
+    return data, indices, key, sorted_key, new, size
+
+
+@_compiled()
+def _distinct_counts(mat):
+    """The number of distinct in-range indices per batch."""
+    _, _, _, sorted_key, new, size = _sorted_keys(mat)
+    return (new & (sorted_key < size)).sum(-1)
+
+
+@_compiled("nse")
+def _sum_duplicates(mat, *, nse):
+    data, _, key, _, new, size = _sorted_keys(mat)
+    sparse_shape = mat.shape[mat.n_batch:mat.n_batch + mat.n_sparse]
     # an entry's output slot: the rank of its key among the distinct keys (the
     # out-of-range ones share the slot after the last, as JAX sums them there)
     rank = jnp.cumsum(new, -1) - 1
@@ -450,12 +534,18 @@ def bcoo_sum_duplicates(mat: BCOO, nse=None) -> BCOO:
 
 def bcoo_eliminate_zeros(mat: BCOO, nse=None) -> BCOO:
     """`bcoo_sum_duplicates` after marking entries whose data is all zero as padding."""
+    return bcoo_sum_duplicates(_zeros_as_padding(mat), nse=nse)
+
+
+@_compiled()
+def _zeros_as_padding(mat):
+    """`mat` (no flags) with the entries whose data is all zero made padding."""
     zero = (mat.data == 0).all(tuple(range(mat.n_batch + 1, mat.data.ndim)))
     fill = jnp.asarray(mat.shape[mat.n_batch:mat.n_batch + mat.n_sparse], mat.indices.dtype)
     data, indices = _broadcast_buffers(mat)
     zero = jnp.broadcast_to(zero, indices.shape[:-1])
     indices = jnp.where(zero[..., None], fill, indices)
-    return bcoo_sum_duplicates(BCOO((data, indices), shape=mat.shape), nse=nse)
+    return BCOO((data, indices), shape=mat.shape)
 
 
 def _with_nse(mat, nse):
@@ -473,6 +563,7 @@ def _with_nse(mat, nse):
     return BCOO((data, indices), shape=mat.shape)
 
 
+@_compiled("dimension")
 def bcoo_concatenate(operands, *, dimension: int) -> BCOO:
     """`lax.concatenate` of BCOO arrays along a batch or sparse `dimension` (JAX's
     `sparse.bcoo_concatenate`): batch axes join buffers (nse padded to the largest),
@@ -534,6 +625,16 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
         return _SPARSE_SPARSE_DOT["rule"](lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
                                           preferred_element_type=preferred_element_type)
+    # (the dense operand an array here, not a list for `jit` to flatten into scalars)
+    lhs, rhs = (x if isinstance(x, BCOO) else jnp.asarray(x) for x in (lhs, rhs))
+    return _dot_with_dense(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
+                           preferred_element_type=preferred_element_type)
+
+
+@_compiled("dimension_numbers", "preferred_element_type")
+def _dot_with_dense(lhs, rhs, *, dimension_numbers, preferred_element_type):
+    """`bcoo_dot_general` with at most one BCOO operand."""
+    (lc, rc), (lb, rb) = dimension_numbers
     if isinstance(lhs, BCOO):
         _validate(lhs)
         return _sparse_lhs(lhs, jnp.asarray(rhs), (lc, rc), (lb, rb), preferred_element_type)

@@ -18,7 +18,7 @@ from astjax.pytree_registry import register_pytree_node_class as _register_pytre
 
 from .bcoo import BCOO as _BCOO
 from .bcoo import JAXSparse
-from .bcoo import _register_batch_vmappable
+from .bcoo import _compiled, _register_batch_vmappable
 from .bcoo import bcoo_dot_general as _bcoo_dot_general
 from .bcoo import bcoo_fromdense as _bcoo_fromdense
 
@@ -101,10 +101,7 @@ class BCSR(JAXSparse):
             raise _NotImplemented(f"BSCR.from_bcoo requires n_sparse=2; got {arr.n_sparse=}")
         if not arr.indices_sorted:
             arr = arr.sort_indices()
-        batch = arr.shape[:arr.n_batch]
-        indices = jnp.broadcast_to(arr.indices, batch + arr.indices.shape[arr.n_batch:])
-        return cls((arr.data, indices[..., 1], _indptr(indices[..., 0], arr.shape[arr.n_batch])),
-                   shape=arr.shape)
+        return _of_sorted_bcoo(arr)
 
     @classmethod
     def from_scipy_sparse(cls, mat, *, index_dtype=None, n_dense: int = 0,
@@ -122,14 +119,7 @@ class BCSR(JAXSparse):
     def to_bcoo(self) -> _BCOO:
         """The equivalent BCOO array (row indices recovered from `indptr`; padding at
         row = the number of rows)."""
-        batch = self.shape[:self.n_batch]
-        indices = jnp.broadcast_to(self.indices, batch + self.indices.shape[self.n_batch:])
-        indptr = jnp.broadcast_to(self.indptr, batch + self.indptr.shape[self.n_batch:])
-        rows = _rows
-        for _ in range(self.n_batch):
-            rows = _vmap(rows)
-        return _BCOO((self.data, jnp.stack([rows(indices, indptr), indices], -1)),
-                    shape=self.shape)
+        return _to_bcoo(self)
 
     def todense(self):
         """The dense array (duplicates summed, padding dropped)."""
@@ -154,6 +144,27 @@ class BCSR(JAXSparse):
     def __rmatmul__(self, other):
         raise _NotImplemented("bcsr_dot_general currently implemented for BCSR lhs and "
                               "ndarray rhs.")
+
+
+@_compiled()
+def _of_sorted_bcoo(arr):
+    """The BCSR array of a BCOO array with sorted indices and two sparse dimensions."""
+    batch = arr.shape[:arr.n_batch]
+    indices = jnp.broadcast_to(arr.indices, batch + arr.indices.shape[arr.n_batch:])
+    return BCSR((arr.data, indices[..., 1], _indptr(indices[..., 0], arr.shape[arr.n_batch])),
+                shape=arr.shape)
+
+
+@_compiled()
+def _to_bcoo(mat):
+    """`mat.to_bcoo()`."""
+    batch = mat.shape[:mat.n_batch]
+    indices = jnp.broadcast_to(mat.indices, batch + mat.indices.shape[mat.n_batch:])
+    indptr = jnp.broadcast_to(mat.indptr, batch + mat.indptr.shape[mat.n_batch:])
+    rows = _rows
+    for _ in range(mat.n_batch):
+        rows = _vmap(rows)
+    return _BCOO((mat.data, jnp.stack([rows(indices, indptr), indices], -1)), shape=mat.shape)
 
 
 def _rows(indices, indptr):
@@ -185,7 +196,7 @@ def bcsr_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
 
 def bcsr_todense(mat: BCSR):
     """The dense array of `mat` (JAX's `sparse.bcsr_todense`)."""
-    return mat.to_bcoo().todense()
+    return _to_bcoo(mat).todense()
 
 
 def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 
 from astjax import api as _api
+from astjax.custom_api import custom_jvp as _custom_jvp
 from astjax import core as _core
 from astjax import lax as _lax
 from astjax import numpy as _jnp
@@ -40,6 +41,7 @@ from . import _bcoo_slicing as _slicing
 from .bcoo import bcoo_dot_general as _bcoo_dot_general
 from ._bcoo_products import bcoo_multiply_sparse as _bcoo_multiply_sparse
 from .api import todense_p as _todense_p
+from .util import _SparseAssertionError
 
 __all__ = ["sparsify"]
 
@@ -228,6 +230,32 @@ def _scan(*args, jaxpr, length, reverse, num_consts, num_carry, unroll=1, **para
     return list(carry)
 
 
+def _custom_jvp_call(*args, call_jaxpr, num_consts, **params):
+    """The function evaluated with the sparse rules, as a `custom_jvp` function of the
+    flat buffers (JAX's rule). Its derivative is refused with JAX's AssertionError: JAX's
+    rule hands the dense values' JVP rule the sparse buffers."""
+    del num_consts, params
+    leaves, tree = _tree_util.tree_flatten(list(args))
+    out_tree = []
+
+    @_custom_jvp
+    def call(*flat):
+        outs = _jaxpr_fn(call_jaxpr)(*_tree_util.tree_unflatten(tree, list(flat)))
+        flat_outs, t = _tree_util.tree_flatten(list(outs))
+        out_tree.append(t)
+        return tuple(flat_outs)
+
+    @call.defjvp
+    def _jvp(primals, tangents):
+        raise _SparseAssertionError(
+            "differentiating a custom_jvp function under sparsify: its JVP rule is "
+            "written for dense values, and JAX's sparse rule applies it to the sparse "
+            "buffers (an AssertionError there)",
+            hint="differentiate outside sparsify, or with sparse.todense")
+    flat_outs = call(*leaves)
+    return _tree_util.tree_unflatten(out_tree[-1], list(flat_outs))
+
+
 def _unimplemented_sparse_operand(what):
     raise _NotImplemented(f"sparse rule with a sparse {what} is not implemented.")
 
@@ -254,14 +282,15 @@ _RULES = {"add": _add, "sub": _sub, "mul": _mul, "div": _div, "reduce_sum": _red
           "squeeze": _slicing.bcoo_squeeze, "rev": _slicing.bcoo_rev,
           "broadcast_in_dim": _slicing.bcoo_broadcast_in_dim,
           "reshape": _slicing.bcoo_reshape, "concatenate": _concatenate, "stack": _stack,
-          "gather": _gather, "cond": _cond, "while": _while, "scan": _scan}
+          "gather": _gather, "cond": _cond, "while": _while, "scan": _scan,
+          "custom_jvp_call": _custom_jvp_call}
 
 
 def _sparse_rule(prim, rules):
     """The rule of `prim` in `rules` (`_RULES` for BCOO operands, `_BCSR_RULES` for
     BCSR ones), the elementwise rules shared by both, or JAX's refusal."""
     if prim is _todense_p:   # (`sparse.todense` inside `f`: the one densifying rule)
-        return lambda x: x.todense()
+        return lambda x, **params: x.todense()
     if prim.name in rules:
         return rules[prim.name]
     if prim.name in _UNARY or prim.name in _LINEAR_UNARY:
