@@ -26,7 +26,7 @@ from ..errors import (USER_CODE, AmbiguousTruthValueError, ConcretizationError, 
                       raised_location, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
-from . import call_tape, object_effects
+from . import call_tape, identity, object_effects
 from .array_ops import convert, logical_not, nonzero, promote, select, zeros_like
 
 
@@ -167,8 +167,8 @@ def now(a):
 
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-            "==": operator.eq, "!=": operator.ne, "is": operator.is_,
-            "is not": operator.is_not, "in": lambda a, b: a in b,
+            "==": operator.eq, "!=": operator.ne, "is": identity.is_,
+            "is not": identity.is_not, "in": lambda a, b: a in b,
             "not in": lambda a, b: a not in b}
 
 
@@ -537,6 +537,8 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     # a branch with an effect (a debug print) is staged even when the `if` has no outputs
     effects = any(core.has_effects(e) for j in (jf, jt) for e in j.eqns)
     res = bind_cond(idx, [(jf, cf), (jt, ct)]) if staged_leaves or effects else []
+    for v, (name, a, c) in enumerate(staged_leaves):   # `res[v] is a` depends on the path
+        identity.record(res[v], (a, c), inner=(bf, bt))
     for k, name in enumerate(names):
         if layout[k] is None:
             continue

@@ -28,7 +28,7 @@ from ..primitives.vma import staging_inputs
 from ..primitives.while_loop import bind_while, bind_while_test_last, stores_to_refs
 from .array_ops import (StackedList, binary, convert, iota, logical, nonzero, row, select,
                         slice_rows, zeros_like)
-from . import call_tape, object_effects, trials
+from . import call_tape, identity, object_effects, trials
 from .branch_ops import (Undefined, _array_like, _as, _aval, _line, _staged_if, _static_equal,
                          _truth, is_staged, staged_path)
 
@@ -311,9 +311,13 @@ def _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill, ex
     raise LoopCarryError(f"could not find a stable type for the state of this {what}")
 
 
-def _rebuild(st, carry_pos, carry_vals, collect=(), ys=()):
+def _rebuild(st, carry_pos, carry_vals, collect=(), ys=(), no_trip=False):
+    """The state after a staged loop; with `no_trip` (the loop may run no trip) each
+    carried value is, on that path, the object it was before the loop (`identity`)."""
     leaves = [list(l) for l in st.leaves]
     for (k, j), v in zip(carry_pos, carry_vals):
+        if no_trip:
+            identity.record(v, (leaves[k][j],))
         leaves[k][j] = v
     out = [tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves)]
     for k, y in zip(collect, ys):
@@ -389,7 +393,7 @@ def _staged_while(test_fn, body_fn, state, names, meta, first, what="while loop"
         outs = bind_while_test_last(first, (cond_j, cond_c), (body_j, body_c), init)
     else:
         outs = bind_while((cond_j, cond_c), (body_j, body_c), init, python=True)
-    return _rebuild(st, carry_pos, outs)
+    return _rebuild(st, carry_pos, outs, no_trip=True)
 
 
 def _stage_test(st, carry_pos, avals, test, extra_avals=()):
@@ -773,7 +777,7 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exit
     body_consts = list(body_c) + ([step] if isinstance(step, Tracer) else [])
     start = start if isinstance(start, Tracer) else np.int32(start)
     outs = bind_while((cond_j, cond_c), (bj, body_consts), [start, *init], python=True)
-    return _rebuild(st, carry_pos, outs[1:])
+    return _rebuild(st, carry_pos, outs[1:], no_trip=isinstance(iterable, StagedRange))
 
 
 def _with_index_step(jaxpr, step):

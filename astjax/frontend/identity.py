@@ -1,0 +1,74 @@
+"""Object identity across a staged choice: `a is b` where Python's answer depends on
+the path a staged test takes.
+
+Python runs one branch of an `if`; a name the taken branch leaves alone is still bound
+to the very object it held before, so `x is old` after the `if` is true on that path
+and false on a path that rebinds `x`. A staged `if` (and a staged loop, which may run
+no trip) gives one new staged value for every path, so Python's `is` on it would
+silently say false. `record` notes, for such a value, the objects it is on some path;
+`is_` -- what the converter turns `a is b` / `a is not b` into -- gives Python's answer
+where it does not depend on the path (the same object, or objects no path can make the
+same) and raises a located ConcretizationError where it does."""
+from __future__ import annotations
+
+import numbers
+import weakref
+
+from ..errors import ConcretizationError, user_location
+
+# id(value) -> (weak reference to the value, the objects it is on some path)
+_MAYBE: dict = {}
+
+
+def _forget(key):
+    return lambda _ref: _MAYBE.pop(key, None)
+
+
+def maybe(value) -> tuple:
+    """The objects `value` (a staged choice's result) stands for on some path."""
+    hit = _MAYBE.get(id(value))
+    return hit[1] if hit is not None and hit[0]() is value else ()
+
+
+def record(value, candidates, inner=()):
+    """`value` is, on some path, each of `candidates` (the objects bound before the
+    choice; transitively what they may be). Objects made on a path (`inner`: the
+    builders of the staged branches or body) and Python numbers (whose identity Python
+    does not promise) are left out."""
+    objs = []
+    for c in candidates:
+        if c is value or isinstance(c, numbers.Number) or \
+                any(getattr(c, "builder", None) is b for b in inner):
+            continue
+        objs.append(c)
+        objs.extend(maybe(c))
+    if not objs:
+        return
+    try:
+        ref = weakref.ref(value, _forget(id(value)))
+    except TypeError:
+        return
+    _MAYBE[id(value)] = (ref, tuple(objs))
+
+
+def is_(a, b) -> bool:
+    """Python's `a is b`, or a located ConcretizationError where a staged choice made
+    the answer depend on the path taken when the function runs."""
+    if a is b:
+        return True
+    ma, mb = maybe(a), maybe(b)
+    if not ma and not mb:
+        return False
+    left, right = (a, *ma), (b, *mb)
+    if any(p is q for p in left for q in right):
+        raise ConcretizationError(
+            "`is` compares a value a staged `if` or loop chose with an object it is on "
+            "some path only: Python's answer depends on the path taken when the function "
+            "runs", loc=user_location(2),
+            hint="compare values (jnp.array_equal, ==), or keep a static flag of the path")
+    return False
+
+
+def is_not(a, b) -> bool:
+    """Python's `a is not b` (see `is_`)."""
+    return not is_(a, b)

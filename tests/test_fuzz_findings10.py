@@ -1,0 +1,111 @@
+"""Findings of the twenty-second session's program fuzzer (fz21) and its hand probes of
+the seventh construct family, each pinned with plain Python's answer or JAX's error
+class written out: no JAX needed to run them."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.errors import AstjaxError, ConcretizationError
+
+
+def _fuzz():
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fuzz import gen, gen_constructs7
+    return gen, gen_constructs7
+
+
+def test_constructs7_is_off_by_default():
+    # a family on by default would change every documented seed range's programs
+    gen, c7 = _fuzz()
+    assert set(c7.CONSTRUCTS7) <= set(gen.DEFAULT_OFF)
+    marks = ("yield", "try:", "del ", 'f"', "match ", "**", "reversed(", " as e")
+    plain = [gen.generate(seed).render("jax") for seed in range(30)]
+    assert not any(m in t for t in plain for m in ("yield", "match ", 'f"'))
+    enabled = [gen.generate(seed, enabled=c7.CONSTRUCTS7).render("jax") for seed in range(150)]
+    assert all(any(m in t for t in enabled) for m in marks)
+
+
+def test_constructs7_program_runs():
+    # one program of the family through every check (the long runs: tests/fuzz/run.py)
+    from fuzz.checks import run_program
+    gen, c7 = _fuzz()
+    case = run_program(gen.generate(9990002, enabled=c7.CONSTRUCTS7))
+    assert case.status is None, case.status
+    assert not case.failures()
+
+
+# `x is z` after a staged `if` that rebinds `x` on one path only: Python's answer
+# depends on the path (true where the branch was not taken), and a staged `if` gives
+# one new value for both paths, so `is` silently said False (x * 3 where Python gives
+# x * 2). Now a located ConcretizationError (JAX raises TracerBoolConversionError at
+# the `if`); where no path can make the two the same object Python's answer stands.
+
+def _is_after_if(x):
+    z = x
+    if jnp.sum(x) > 5:
+        x = x * 2
+    return x * 2 if z is x else x * 3
+
+
+def _is_after_both_branches(x):
+    z = x
+    if jnp.sum(x) > 5:
+        x = x * 2
+    else:
+        x = x * 3
+    return x * 2 if z is not x else x * 4
+
+
+def _is_after_ifexp(x):
+    z = x
+    y = x * 2 if jnp.sum(x) > 0 else x
+    return y if y is z else -y
+
+
+def _same_name_after_if(x):
+    if jnp.sum(x) > 5:
+        x = x * 2
+    y = x
+    return y * 2 if y is x else y * 3
+
+
+def _is_after_staged_range(x, n):
+    z = x
+    for i in range(n):
+        x = x * 2
+    return x * 2 if x is not z else x * 3
+
+
+def _is_after_staged_while(x):
+    z = x
+    while jnp.sum(x) < 3:
+        x = x + 1
+    return x if x is z else -x
+
+
+@pytest.mark.parametrize("fn", [_is_after_if, _is_after_ifexp, _is_after_staged_while])
+def test_is_of_a_staged_choice_is_located_error(fn):
+    with pytest.raises(ConcretizationError) as e:
+        astjax.jit(fn)(np.ones(3, np.float32))
+    assert isinstance(e.value, AstjaxError) and isinstance(e.value, TypeError)
+    assert "depends on the path" in str(e.value)
+    assert "is" in str(e.value).splitlines()[1]   # the caret line: the `is` comparison
+
+
+def test_is_after_staged_range_is_located_error():
+    with pytest.raises(ConcretizationError):
+        astjax.jit(_is_after_staged_range)(np.ones(3, np.float32), 2)
+
+
+def test_is_after_a_staged_if_where_python_knows():
+    x = np.ones(3, np.float32)
+    # both branches rebind x: never the old object (Python: x * 2 either way)
+    np.testing.assert_allclose(astjax.jit(_is_after_both_branches)(x), x * 6)
+    # two names of the one merged value: the same object on every path
+    np.testing.assert_allclose(astjax.jit(_same_name_after_if)(x), x * 2)
+    # eagerly the test is concrete: Python's own `is`
+    np.testing.assert_allclose(_is_after_if(x), x * 2)
