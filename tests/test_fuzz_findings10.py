@@ -87,7 +87,18 @@ def _is_after_staged_while(x):
     return x if x is z else -x
 
 
-@pytest.mark.parametrize("fn", [_is_after_if, _is_after_ifexp, _is_after_staged_while])
+def _is_after_scan(x):
+    # a loop over rows (a scan): every trip may leave `x` alone, so on some inputs it is
+    # still the object it was before the loop
+    z = x
+    for r in x:
+        if r > 5:
+            x = x * 2
+    return x * 2 if z is x else x * 3
+
+
+@pytest.mark.parametrize("fn", [_is_after_if, _is_after_ifexp, _is_after_staged_while,
+                                _is_after_scan])
 def test_is_of_a_staged_choice_is_located_error(fn):
     with pytest.raises(ConcretizationError) as e:
         astjax.jit(fn)(np.ones(3, np.float32))

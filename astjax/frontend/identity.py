@@ -35,13 +35,9 @@ def record(value, candidates, inner=()):
     choice; transitively what they may be). Objects made on a path (`inner`: the
     builders of the staged branches or body) and Python numbers (whose identity Python
     does not promise) are left out."""
-    objs = []
-    for c in candidates:
-        if c is value or isinstance(c, numbers.Number) or \
-                any(getattr(c, "builder", None) is b for b in inner):
-            continue
-        objs.append(c)
-        objs.extend(maybe(c))
+    objs = [o for c in candidates for o in (c, *maybe(c))
+            if o is not value and not isinstance(o, numbers.Number)
+            and not any(getattr(o, "builder", None) is b for b in inner)]
     if not objs:
         return
     try:

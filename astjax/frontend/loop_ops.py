@@ -159,6 +159,13 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                         raise _Promote(k, j)
                     raise LoopCarryError(f"'{name}' is a Python value that changes in this "
                                          f"{what} whose trip count is staged", loc=loc)
+        # a carry some trip may leave as it was (a staged `if` of the body rebinding it
+        # on one path only) is, when no trip rebinds it, the object before the loop
+        st.kept = {}
+        for pos, t, (name, after) in zip(carry_pos, tracers, carry_out):
+            may = identity.maybe(after)
+            st.kept[pos] = (after is t or any(o is t for o in may),
+                            tuple(o for o in may if getattr(o, "builder", None) is not b))
         ys = []
         for pos, c in collectors.items():
             if len(c) != 1 or not _array_like(c[0]):
@@ -312,12 +319,14 @@ def _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill, ex
 
 
 def _rebuild(st, carry_pos, carry_vals, collect=(), ys=(), no_trip=False):
-    """The state after a staged loop; with `no_trip` (the loop may run no trip) each
-    carried value is, on that path, the object it was before the loop (`identity`)."""
+    """The state after a staged loop; with `no_trip` (the loop may run no trip), or
+    where a trip may leave it unchanged (`st.kept`), a carried value is, on some path,
+    the object it was before the loop (`identity`)."""
     leaves = [list(l) for l in st.leaves]
+    kept = getattr(st, "kept", {})
     for (k, j), v in zip(carry_pos, carry_vals):
-        if no_trip:
-            identity.record(v, (leaves[k][j],))
+        keep, outer = kept.get((k, j), (False, ()))
+        identity.record(v, ((leaves[k][j],) if no_trip or keep else ()) + outer)
         leaves[k][j] = v
     out = [tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves)]
     for k, y in zip(collect, ys):
