@@ -120,3 +120,46 @@ def test_is_after_a_staged_if_where_python_knows():
     np.testing.assert_allclose(astjax.jit(_same_name_after_if)(x), x * 2)
     # eagerly the test is concrete: Python's own `is`
     np.testing.assert_allclose(_is_after_if(x), x * 2)
+
+
+# two names bound to one object on every path (`b = a` in each branch, or before a
+# loop and on every trip) were two staged values, so `a is b` silently said False;
+# now they are one object. One object on one path only: a located error.
+
+def _one_object_both_paths(x):
+    if jnp.sum(x) > 0:
+        a = x * 2
+        b = a
+    else:
+        a = x * 3
+        b = a
+    return a if a is b else -a
+
+
+def _one_object_one_path(x):
+    if jnp.sum(x) > 0:
+        a = x * 2
+        b = a
+    else:
+        a = x * 3
+        b = x * 4
+    return a if a is b else -a
+
+
+def _one_object_through_loop(x, n):
+    a = x * 2
+    b = a
+    for i in range(n):
+        a = a * 0.5
+        b = a
+    return a if a is b else -a
+
+
+def test_one_object_for_two_names_stays_one():
+    x = np.ones(3, np.float32)
+    np.testing.assert_allclose(astjax.jit(_one_object_both_paths)(x), x * 2)
+    np.testing.assert_allclose(astjax.jit(_one_object_through_loop)(x, 2), x * 0.5)
+    np.testing.assert_allclose(astjax.grad(lambda x: jnp.sum(_one_object_both_paths(x)))(x),
+                               np.full(3, 2.0))
+    with pytest.raises(ConcretizationError):
+        astjax.jit(_one_object_one_path)(x)

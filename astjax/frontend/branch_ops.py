@@ -537,8 +537,8 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     # a branch with an effect (a debug print) is staged even when the `if` has no outputs
     effects = any(core.has_effects(e) for j in (jf, jt) for e in j.eqns)
     res = bind_cond(idx, [(jf, cf), (jt, ct)]) if staged_leaves or effects else []
-    for v, (name, a, c) in enumerate(staged_leaves):   # `res[v] is a` depends on the path
-        identity.record(res[v], (a, c), inner=(bf, bt))
+    if staged_leaves:
+        res = identity.merged(res, [(a, c) for _, a, c in staged_leaves], inner=(bf, bt))
     for k, name in enumerate(names):
         if layout[k] is None:
             continue

@@ -47,6 +47,32 @@ def record(value, candidates, inner=()):
     _MAYBE[id(value)] = (ref, tuple(objs))
 
 
+def merged(res, pairs, inner=()):
+    """The results `res` of a staged `if` whose branches gave `pairs` (else value, if
+    value) per result, as Python's objects: two results that are one object on both
+    paths are one object (`b = a` in each branch), two that are one object on one path
+    only share a mark (`is` between them depends on the path), and each is, on some
+    path, the object a branch passed through from before the `if` (`record`)."""
+    res = list(res)
+    first, marks = {}, {}
+    for side in (0, 1):
+        seen = {}
+        for v, pair in enumerate(pairs):
+            seen.setdefault(id(pair[side]), []).append(v)
+        for vs in seen.values():
+            if len(vs) > 1:
+                mark = object()
+                for v in vs:
+                    marks.setdefault(v, []).append(mark)
+    for v, (a, c) in enumerate(pairs):
+        twin = first.setdefault((id(a), id(c)), v)
+        if twin != v:
+            res[v] = res[twin]
+            continue
+        record(res[v], (a, c, *marks.get(v, ())), inner)
+    return res
+
+
 def is_(a, b) -> bool:
     """Python's `a is b`, or a located ConcretizationError where a staged choice made
     the answer depend on the path taken when the function runs."""
