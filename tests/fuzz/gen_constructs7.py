@@ -92,7 +92,7 @@ class Constructs7Mixin:
             pre = []
         else:
             pre = [Line(f"{k} = 0")]
-            loop = Block([[f"while {k} < 3 and {self.test(env, staged=True)}:",
+            loop = Block([[f"while {k} < 3 and ({self.test(env, staged=True)}):",
                            [Line(f"{v} = jnp.tanh({v} * {c}) + 0.05"), Line(f"{k} += 1")]]])
         if self.rng.random() < 0.5:
             parts = [["try:", [loop]], ["finally:", [Line(f"{v} = {v} * 0.9 + 0.05")]]]
