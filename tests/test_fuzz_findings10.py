@@ -29,15 +29,6 @@ def test_constructs7_is_off_by_default():
     assert all(any(m in t for t in enabled) for m in marks)
 
 
-def test_constructs7_program_runs():
-    # one program of the family through every check (the long runs: tests/fuzz/run.py)
-    from fuzz.checks import run_program
-    gen, c7 = _fuzz()
-    case = run_program(gen.generate(9990002, enabled=c7.CONSTRUCTS7))
-    assert case.status is None, case.status
-    assert not case.failures()
-
-
 # `x is z` after a staged `if` that rebinds `x` on one path only: Python's answer
 # depends on the path (true where the branch was not taken), and a staged `if` gives
 # one new value for both paths, so `is` silently said False (x * 3 where Python gives
