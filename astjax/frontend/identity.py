@@ -73,6 +73,42 @@ def merged(res, pairs, inner=()):
     return res
 
 
+def trip_paths(carry_pos, tracers, afters, builder):
+    """Per carry position of a staged loop's body (its inputs `tracers`, outputs
+    `afters`, staged in `builder`): whether some path of a trip leaves it as it was
+    (a staged `if` of the body rebinding it on one path only), the outer objects it is
+    on some path, and the first position holding the same output object."""
+    paths, seen = {}, {}
+    for pos, t, after in zip(carry_pos, tracers, afters):
+        may = maybe(after)
+        paths[pos] = (after is t or any(o is t for o in may),
+                      tuple(o for o in may if getattr(o, "builder", None) is not builder),
+                      seen.setdefault(id(after), pos))
+    return paths
+
+
+def loop_results(carry_pos, values, before, paths, no_trip):
+    """A staged loop's carried results `values` (per position of `carry_pos`; `before`:
+    the state's leaves before the loop; `paths`: `trip_paths`) as Python's objects: two
+    positions one object before the loop and after every trip are one object; one
+    object after a trip but two before share a mark; a result the loop may leave as it
+    was (`no_trip`: it may run no trip) is, on that path, the object before it."""
+    out, marks = {}, {}
+    for pos, v in zip(carry_pos, values):
+        keep, outer, twin = paths.get(pos, (False, (), pos))
+        (k, j), (tk, tj) = pos, twin
+        if twin != pos and twin in out:
+            if before[tk][tj] is before[k][j]:
+                out[pos] = out[twin]
+                continue
+            marks.setdefault(twin, object())
+            outer += (marks[twin],)
+            record(out[twin], (marks[twin],))
+        out[pos] = v
+        record(v, ((before[k][j],) if no_trip or keep else ()) + outer)
+    return [out[pos] for pos in carry_pos]
+
+
 def is_(a, b) -> bool:
     """Python's `a is b`, or a located ConcretizationError where a staged choice made
     the answer depend on the path taken when the function runs."""

@@ -159,14 +159,8 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                         raise _Promote(k, j)
                     raise LoopCarryError(f"'{name}' is a Python value that changes in this "
                                          f"{what} whose trip count is staged", loc=loc)
-        # a carry some trip may leave as it was (a staged `if` of the body rebinding it
-        # on one path only) is, when no trip rebinds it, the object before the loop
-        st.kept, st.twins, seen = {}, {}, {}
-        for pos, t, (name, after) in zip(carry_pos, tracers, carry_out):
-            may = identity.maybe(after)
-            st.kept[pos] = (after is t or any(o is t for o in may),
-                            tuple(o for o in may if getattr(o, "builder", None) is not b))
-            st.twins[pos] = seen.setdefault(id(after), pos)   # one object for two names
+        # which carries a trip may leave as they were, or bind to one object (`identity`)
+        st.paths = identity.trip_paths(carry_pos, tracers, [v for _, v in carry_out], b)
         ys = []
         for pos, c in collectors.items():
             if len(c) != 1 or not _array_like(c[0]):
@@ -324,20 +318,9 @@ def _rebuild(st, carry_pos, carry_vals, collect=(), ys=(), no_trip=False):
     where a trip may leave it unchanged (`st.kept`), a carried value is, on some path,
     the object it was before the loop (`identity`)."""
     leaves = [list(l) for l in st.leaves]
-    kept, twins = getattr(st, "kept", {}), getattr(st, "twins", {})
-    out_of, marks = {}, {}
-    for (k, j), v in zip(carry_pos, carry_vals):
-        keep, outer = kept.get((k, j), (False, ()))
-        tk, tj = twins.get((k, j), (k, j))
-        if (tk, tj) != (k, j) and (tk, tj) in out_of:
-            if st.leaves[tk][tj] is st.leaves[k][j]:   # one object before and every trip
-                leaves[k][j] = out_of[(tk, tj)]
-                continue
-            # one object after a trip, two before: `is` depends on whether a trip ran
-            outer += (marks.setdefault((tk, tj), object()),)
-            identity.record(out_of[(tk, tj)], (marks[(tk, tj)],))
-        out_of[(k, j)] = v
-        identity.record(v, ((leaves[k][j],) if no_trip or keep else ()) + outer)
+    outs = identity.loop_results(carry_pos, carry_vals, st.leaves, getattr(st, "paths", {}),
+                                 no_trip)
+    for (k, j), v in zip(carry_pos, outs):
         leaves[k][j] = v
     out = [tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves)]
     for k, y in zip(collect, ys):
