@@ -154,3 +154,15 @@ def test_one_object_for_two_names_stays_one():
                                np.full(3, 2.0))
     with pytest.raises(ConcretizationError):
         astjax.jit(_one_object_one_path)(x)
+
+
+def _is_after_staged_and(x):
+    # `t = c and b` is `c` or `b` itself in Python, as `c` decides when the function runs
+    b = jnp.max(x)
+    t = jnp.sum(x) > 0.5 and b
+    return x * 2 if t is b else x * 3
+
+
+def test_is_of_a_staged_and_is_located_error():
+    with pytest.raises(ConcretizationError):
+        astjax.jit(_is_after_staged_and)(np.ones(3, np.float32))

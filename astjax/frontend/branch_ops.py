@@ -205,7 +205,9 @@ def _staged_bool_op(a, b, op):
             hint="use jnp.where(a, b, a) (for and) or jnp.where(a, a, b) (for or)")
     pa, pb = promote(a, b)
     test = a if _aval(a).dtype == dtypes.bool_ else nonzero(a)
-    return select(test, pb, pa) if op == "and" else select(test, pa, pb)
+    out = select(test, pb, pa) if op == "and" else select(test, pa, pb)
+    identity.record(out, (a, b))   # Python's result is `a` or `b` itself
+    return out
 
 
 def not_(x):
