@@ -9,6 +9,7 @@ import pytest
 from fuzz.checks import run_program
 from fuzz.gen import generate
 from fuzz.gen_constructs import CONSTRUCTS
+from fuzz.gen_constructs7 import CONSTRUCTS7
 
 # 0..23 (the CI tier runs a third of them: tests/tiers.py), plus the long runs' findings
 # (fixed, always run): 950034 and 900638, a static `return` in a
@@ -90,6 +91,17 @@ def test_fuzz_program_with_global_store_forms(seed):
 @pytest.mark.parametrize("seed", [4700002, 4700070])
 def test_fuzz_program_with_constructs(seed):
     case = run_program(generate(seed, enabled=CONSTRUCTS))
+    assert case.status is None, (seed, case.status, getattr(case, "invalid_reason", ""))
+    bad = case.failures()
+    assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())
+
+
+# the seventh family (tests/fuzz/gen_constructs7.py, `--enable constructs7`): seeds whose
+# programs hold `del` in a static branch and an f-string key (9990005), a generator
+# function consumed under `enumerate` (9990008), `except ... as e` (9990009)
+@pytest.mark.parametrize("seed", [9990005, 9990008, 9990009])
+def test_fuzz_program_with_constructs7(seed):
+    case = run_program(generate(seed, enabled=CONSTRUCTS7))
     assert case.status is None, (seed, case.status, getattr(case, "invalid_reason", ""))
     bad = case.failures()
     assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())

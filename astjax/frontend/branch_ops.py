@@ -26,7 +26,7 @@ from ..errors import (USER_CODE, AmbiguousTruthValueError, ConcretizationError, 
                       raised_location, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
-from . import call_tape, object_effects
+from . import call_tape, identity, object_effects
 from .array_ops import convert, logical_not, nonzero, promote, select, zeros_like
 
 
@@ -167,8 +167,8 @@ def now(a):
 
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-            "==": operator.eq, "!=": operator.ne, "is": operator.is_,
-            "is not": operator.is_not, "in": lambda a, b: a in b,
+            "==": operator.eq, "!=": operator.ne, "is": identity.is_,
+            "is not": identity.is_not, "in": lambda a, b: a in b,
             "not in": lambda a, b: a not in b}
 
 
@@ -205,7 +205,9 @@ def _staged_bool_op(a, b, op):
             hint="use jnp.where(a, b, a) (for and) or jnp.where(a, a, b) (for or)")
     pa, pb = promote(a, b)
     test = a if _aval(a).dtype == dtypes.bool_ else nonzero(a)
-    return select(test, pb, pa) if op == "and" else select(test, pa, pb)
+    out = select(test, pb, pa) if op == "and" else select(test, pa, pb)
+    identity.record(out, (a, b))   # Python's result is `a` or `b` itself
+    return out
 
 
 def not_(x):
@@ -537,6 +539,8 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     # a branch with an effect (a debug print) is staged even when the `if` has no outputs
     effects = any(core.has_effects(e) for j in (jf, jt) for e in j.eqns)
     res = bind_cond(idx, [(jf, cf), (jt, ct)]) if staged_leaves or effects else []
+    if staged_leaves:
+        res = identity.merged(res, [(a, c) for _, a, c in staged_leaves], inner=(bf, bt))
     for k, name in enumerate(names):
         if layout[k] is None:
             continue

@@ -708,6 +708,12 @@ class ControlFlowConverter(astbridge.Transformer):
         # operand evaluated once, a later one only when the chain is not yet false
         self.generic_visit(node)
         if len(node.ops) == 1:
+            op, right = node.ops[0], node.comparators[0]
+            if type(op) in (gast.Is, gast.IsNot) and not any(
+                    isinstance(e, gast.Constant) for e in (node.left, right)):
+                # `a is b` -> `ag__.is_(a, b)`: a staged choice may make it path-dependent
+                fn = "ag__.is_(a, b)" if type(op) is gast.Is else "ag__.is_not(a, b)"
+                return locate(replace_expr(fn, a=node.left, b=right), node)
             return node
         ops = gast.Tuple(elts=[gast.Constant(value=_OPS[type(op)], kind=None) for op in node.ops],
                          ctx=gast.Load())

@@ -28,7 +28,7 @@ from ..primitives.vma import staging_inputs
 from ..primitives.while_loop import bind_while, bind_while_test_last, stores_to_refs
 from .array_ops import (StackedList, binary, convert, iota, logical, nonzero, row, select,
                         slice_rows, zeros_like)
-from . import call_tape, object_effects, trials
+from . import call_tape, identity, object_effects, trials
 from .branch_ops import (Undefined, _array_like, _as, _aval, _line, _staged_if, _static_equal,
                          _truth, is_staged, staged_path)
 
@@ -159,6 +159,8 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                         raise _Promote(k, j)
                     raise LoopCarryError(f"'{name}' is a Python value that changes in this "
                                          f"{what} whose trip count is staged", loc=loc)
+        # which carries a trip may leave as they were, or bind to one object (`identity`)
+        st.paths = identity.trip_paths(carry_pos, tracers, [v for _, v in carry_out], b)
         ys = []
         for pos, c in collectors.items():
             if len(c) != 1 or not _array_like(c[0]):
@@ -311,9 +313,14 @@ def _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill, ex
     raise LoopCarryError(f"could not find a stable type for the state of this {what}")
 
 
-def _rebuild(st, carry_pos, carry_vals, collect=(), ys=()):
+def _rebuild(st, carry_pos, carry_vals, collect=(), ys=(), no_trip=False):
+    """The state after a staged loop; with `no_trip` (the loop may run no trip), or
+    where a trip may leave it unchanged (`st.kept`), a carried value is, on some path,
+    the object it was before the loop (`identity`)."""
     leaves = [list(l) for l in st.leaves]
-    for (k, j), v in zip(carry_pos, carry_vals):
+    outs = identity.loop_results(carry_pos, carry_vals, st.leaves, getattr(st, "paths", {}),
+                                 no_trip)
+    for (k, j), v in zip(carry_pos, outs):
         leaves[k][j] = v
     out = [tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves)]
     for k, y in zip(collect, ys):
@@ -389,7 +396,7 @@ def _staged_while(test_fn, body_fn, state, names, meta, first, what="while loop"
         outs = bind_while_test_last(first, (cond_j, cond_c), (body_j, body_c), init)
     else:
         outs = bind_while((cond_j, cond_c), (body_j, body_c), init, python=True)
-    return _rebuild(st, carry_pos, outs)
+    return _rebuild(st, carry_pos, outs, no_trip=True)
 
 
 def _stage_test(st, carry_pos, avals, test, extra_avals=()):
@@ -773,7 +780,7 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exit
     body_consts = list(body_c) + ([step] if isinstance(step, Tracer) else [])
     start = start if isinstance(start, Tracer) else np.int32(start)
     outs = bind_while((cond_j, cond_c), (bj, body_consts), [start, *init], python=True)
-    return _rebuild(st, carry_pos, outs[1:])
+    return _rebuild(st, carry_pos, outs[1:], no_trip=isinstance(iterable, StagedRange))
 
 
 def _with_index_step(jaxpr, step):

@@ -7,7 +7,7 @@ converter emits as `ag__.<name>`, defined here or imported explicitly.
   `global`: `global_store`, `global_with`, `augmented` (below);
 - state values: `Undefined`, `UndefinedReturnValue`, `ld`, `cell` (`branch_ops`);
 - branches and boolean operators: `if_stmt`, `if_exp`, `and_`, `or_`, `not_`,
-  `any_flag`, `now`, `compare_chain` (`branch_ops`);
+  `any_flag`, `now`, `compare_chain` (`branch_ops`); `is_`, `is_not` (`identity`);
 - loops: `while_stmt`, `for_stmt`, `range_`, `iter_`, `unrolled_`, `scan_read`
   (`loop_ops`).
 
@@ -33,6 +33,7 @@ from . import call_tape, converter, object_effects, sourceless
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, cell, compare_chain,
                          defined, if_exp, if_stmt, ld, not_, now, or_)
+from .identity import is_, is_not
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 from .trials import caught, guarded_with
 
@@ -40,7 +41,7 @@ __all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "g
            "augmented", "per_trip_effect",
            "Undefined", "UndefinedReturnValue", "ld", "defined", "cell",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
-           "now", "compare_chain",
+           "now", "compare_chain", "is_", "is_not",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read",
            "caught", "guarded_with"]
 

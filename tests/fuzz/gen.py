@@ -25,6 +25,7 @@ from .gen_constructs3 import CONSTRUCTS3, PRELUDE3, Constructs3Mixin
 from .gen_constructs4 import CONSTRUCTS4, PRELUDE4, Constructs4Mixin
 from .gen_constructs5 import CONSTRUCTS5, Constructs5Mixin
 from .gen_constructs6 import CONSTRUCTS6, PRELUDE6, Constructs6Mixin
+from .gen_constructs7 import CONSTRUCTS7, Constructs7Mixin
 from .nodes import Block, Line
 
 FEATURES = (
@@ -34,7 +35,8 @@ FEATURES = (
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
     "global_forms", "pystate", "pystate_staged", "pystate_hidden", "closures",
-) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 + CONSTRUCTS5 + CONSTRUCTS6
+) + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 + CONSTRUCTS5 + CONSTRUCTS6 \
+    + CONSTRUCTS7
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
 # constructs added after the documented seed ranges were run, so that those ranges
@@ -69,10 +71,12 @@ FEATURES = (
 # generator expressions into `sum`/`any`, `:=` in comprehensions, starred targets), and the
 # sixth (`gen_constructs6.CONSTRUCTS6`: a `with` whose `__exit__` swallows a `raise`,
 # `try`/`except`/`else`/`finally` around a static `raise`, nested functions mutating an
-# enclosing list or dict, `o.items[k] += ...`)
+# enclosing list or dict, `o.items[k] += ...`), and the seventh (`gen_constructs7.CONSTRUCTS7`:
+# generator functions with `yield from`, `try` around staged loops, `del` in branches,
+# f-string keys, sequence `match`, `*` / `**` in displays, iterator builtins, `except ... as e`)
 DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged",
                "pystate_hidden", "closures") + CONSTRUCTS + CONSTRUCTS2 + CONSTRUCTS3 + CONSTRUCTS4 \
-    + CONSTRUCTS5 + CONSTRUCTS6
+    + CONSTRUCTS5 + CONSTRUCTS6 + CONSTRUCTS7
 
 
 def render_body(body, mode, indent):
@@ -193,7 +197,7 @@ class Env:
 
 
 class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4Mixin,
-                Constructs5Mixin, Constructs6Mixin):
+                Constructs5Mixin, Constructs6Mixin, Constructs7Mixin):
     def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5, enabled=()):
         self.rng = random.Random(seed)
         self.seed = seed
@@ -328,13 +332,15 @@ class Generator(ConstructsMixin, Constructs2Mixin, Constructs3Mixin, Constructs4
                       "del_loop_tmp", "global_nonlocal", "scope_with",
                       "try_finally", "class_state", "nt_carry", "jit_helper", "lambda_loop",
                       "match_guard", "late_closure", "swallow_with", "raise_branch",
-                      "closure_list", "aug_obj_sub"]
+                      "closure_list", "aug_obj_sub", "gen_yield", "try_loop", "del_branch",
+                      "match_seq", "iter_builtins", "exc_var"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return", "comprehension", "star_unpack", "assert_del", "helper_kwonly",
                   "recursion", "lambda_default", "star_rows",
                   "static_checks", "ifexp_args", "cond_comp", "varargs", "where_mask",
-                  "genexp_reduce", "walrus_comp", "star_target"]
+                  "genexp_reduce", "walrus_comp", "star_target", "fstring_key",
+                  "unpack_display"]
         kinds = [k for k in kinds if self.on.get(k.replace("assign_s", "assign"), True)]
         k = self.rng.choice(kinds)
         return getattr(self, "s_" + k)(env, depth)

@@ -23,6 +23,7 @@ from fuzz.gen_constructs3 import CONSTRUCTS3  # noqa: E402
 from fuzz.gen_constructs4 import CONSTRUCTS4  # noqa: E402
 from fuzz.gen_constructs5 import CONSTRUCTS5  # noqa: E402
 from fuzz.gen_constructs6 import CONSTRUCTS6  # noqa: E402
+from fuzz.gen_constructs7 import CONSTRUCTS7  # noqa: E402
 from fuzz.reduce import reduce  # noqa: E402
 
 
@@ -30,10 +31,10 @@ def expand(names):
     """`--enable`'s list: `constructs` stands for every `gen_constructs` feature,
     `constructs2` for every `gen_constructs2` one, `constructs3` for `gen_constructs3`'s,
     `constructs4` for `gen_constructs4`'s, `constructs5` for `gen_constructs5`'s,
-    `constructs6` for `gen_constructs6`'s."""
+    `constructs6` for `gen_constructs6`'s, `constructs7` for `gen_constructs7`'s."""
     family = {"constructs": CONSTRUCTS, "constructs2": CONSTRUCTS2, "constructs3": CONSTRUCTS3,
               "constructs4": CONSTRUCTS4, "constructs5": CONSTRUCTS5,
-              "constructs6": CONSTRUCTS6}
+              "constructs6": CONSTRUCTS6, "constructs7": CONSTRUCTS7}
     out = []
     for d in names.split(","):
         out += list(family[d]) if d in family else [d] if d else []
@@ -101,7 +102,7 @@ def main(argv=None):
     ap.add_argument("--disable", default="")
     ap.add_argument("--enable", default="", help="features off by default (gen.DEFAULT_OFF; "
                     "`constructs`: all of gen_constructs.CONSTRUCTS, `constructs2`: of gen_constructs2, `constructs3`: of gen_constructs3, "
-                    "`constructs4`..`constructs6`: of gen_constructs4..6)")
+                    "`constructs4`..`constructs7`: of gen_constructs4..7)")
     ap.add_argument("--reduce", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("-v", action="store_true")
