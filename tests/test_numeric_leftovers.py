@@ -5,6 +5,7 @@ import pytest
 
 import astjax as jax
 import astjax.numpy as jnp
+from jax_hosts import assert_one_of
 
 _A = np.array([1 + 2j, 3 - 1j, 0.5j, -2.25 + 1.75j, 0.1 + 0.7j], np.complex64)
 _V = np.array([2 - 1j, 1 + 1j, 0.3 - 0.9j], np.complex64)
@@ -32,11 +33,17 @@ def test_complex_conv_general_dilated_has_jax_bits():
 
 
 def test_poly_of_a_matrix_has_jax_signed_zeros():
+    # JAX's values on each host kind (tests/jax_hosts.py): the eigenvalues' rounding, and
+    # so the imaginary parts' signs, follow the host's XLA code
     out = jnp.poly(jnp.array([[2, 1, 5], [3, 4, 7], [1, 3, 5]]))
-    _same_bits(out, [1.0, 0.0, -11.0, -9.5367431640625e-07, 8.999998092651367,
-                     -1.9073486328125e-06, -14.999996185302734, 4.76837158203125e-07])
-    # (JAX prints [1.+0.j, -11.-0.j, 9.-0.j, -15.+0.j] once rounded)
-    assert np.signbit(np.asarray(jnp.round(out)).imag).tolist() == [False, True, True, False]
+    got = np.asarray(out).view(np.float32).tolist()
+    host = assert_one_of(got, {
+        "epyc-a": [1.0, 0.0, -11.0, -9.5367431640625e-07, 8.999998092651367,
+                   -1.9073486328125e-06, -14.999996185302734, 4.76837158203125e-07],
+        "epyc-b": [1.0, 0.0, -10.999995231628418, 9.5367431640625e-07, 8.999993324279785, 1.9073486328125e-06, -15.000003814697266, -4.76837158203125e-07]}, "jnp.poly")
+    # (JAX prints [1.+0.j, -11.-0.j, 9.-0.j, -15.+0.j] once rounded on epyc-a)
+    signs = {"epyc-a": [False, True, True, False], "epyc-b": [False, False, False, True]}[host]
+    assert np.signbit(np.asarray(jnp.round(out)).imag).tolist() == signs
 
 
 def test_complex_convolve_and_correlate_have_jax_bits():
