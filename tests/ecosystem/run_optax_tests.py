@@ -155,6 +155,8 @@ def main(argv=None):
               f"{c.get('errors', 0):3d} err {c.get('skipped', 0):3d} skip | subtests "
               f"{c.get('subtests passed', 0):4d}/{c.get('subtests failed', 0):3d} | "
               f"{r['seconds']:6.1f}s {r['status'] if r['status'] != 'done' else ''}", flush=True)
+        for x in r["failures"]:   # as they come: a long run's failures can be looked at early
+            print(f"    {x['kind']} {x['test']} - {x['why'][:160]}", flush=True)
     print("TOTAL", dict(totals))
     causes = collections.Counter(_cause(x["why"]) for r in results.values()
                                  for x in r["failures"])
