@@ -39,7 +39,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 COUNT = re.compile(r"(\d+) (subtests passed|subtests failed|subtests skipped|passed|failed|"
                    r"errors?|skipped|xfailed|xpassed)")
-FAILED_LINE = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$")
+FAILED_LINE = re.compile(r"^(FAILED|ERROR) (.+?)(?: - (.*))?$")   # (an id may hold spaces)
 
 
 def package_test_files(package="optax"):
