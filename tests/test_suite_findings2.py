@@ -75,3 +75,41 @@ def test_nan_to_num_of_typed_keys_returns_them():
     ks = jax.random.split(k, 3)
     assert jax.jit(jnp.nan_to_num)(ks).shape == (3,)
     assert (jax.random.key_data(jax.vmap(jnp.nan_to_num)(ks)) == jax.random.key_data(ks)).all()
+
+
+def test_annotated_assignment_of_a_closure_cell_in_a_branch():
+    # blackjax's staged_adaptation (multi-chain path): `if ...: p: dict = {...} else:
+    # p = ...` with `p` read by a nested function raised SyntaxError "annotated name 'p'
+    # can't be nonlocal": the converted branch declares `p` nonlocal and kept the
+    # annotation. JAX runs it (a local variable's annotation is never evaluated).
+    def outer(flag):
+        def run(x):
+            if flag:
+                p: dict = {"a": 1.0}
+            else:
+                p = {"a": 2.0}
+            return (lambda c: c + p["a"])(x)
+        return run
+
+    np.testing.assert_array_equal(jax.jit(outer(True))(jnp.ones(2)), [2., 2.])
+    np.testing.assert_array_equal(jax.jit(outer(False))(jnp.ones(2)), [3., 3.])
+
+    def staged(x):
+        if x.sum() > 0:     # a staged `cond`, its branch functions
+            y: float
+            y = x + 1
+        else:
+            y: float = x - 1
+        return (lambda: y)()
+
+    np.testing.assert_array_equal(jax.jit(staged)(jnp.ones(2)), [2., 2.])
+    np.testing.assert_array_equal(jax.jit(staged)(-jnp.ones(2)), [-2., -2.])
+
+    def loop(x):
+        y = x
+        for _ in range(3):
+            y: float = y * 2
+            z = (lambda: y + 1)()
+        return z
+
+    np.testing.assert_array_equal(jax.jit(loop)(jnp.ones(2)), [9., 9.])

@@ -112,6 +112,34 @@ def _stores(stmts, names) -> dict:
     return {n: _position(node) for n, node in activity.binding_sites(stmts, names).items()}
 
 
+class _Unannotate(gast.NodeTransformer):
+    """`x: T = v` -> `x = v` (a bare `x: T` -> `pass`) for the names of `names`, in one
+    scope (not its nested functions or classes)."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_AnnAssign(self, node):
+        if not (isinstance(node.target, gast.Name) and node.target.id in self.names):
+            return node
+        new = (gast.Pass() if node.value is None else
+               gast.Assign(targets=[node.target], value=node.value, type_comment=None))
+        return gast.copy_location(new, node)
+
+
+def _unannotated(stmts, names):
+    """A generated function's body with the annotations of the names it declares
+    `nonlocal` or `global` dropped: Python refuses `nonlocal x` with `x: T = v`
+    (SyntaxError "annotated name 'x' can't be nonlocal"), and the annotation of a
+    function's variable is never evaluated, so dropping it changes nothing."""
+    return [_Unannotate(set(names)).visit(s) for s in stmts] if names else stmts
+
+
 def _in_place(body, state):
     """State names whose object a loop body changes in place and never rebinds."""
     return sorted((activity.mutated(body) | activity.stored_into(body))
@@ -448,6 +476,7 @@ class ControlFlowConverter(astbridge.Transformer):
         stored = sorted(_stores(body, self.globals[-1]))
         if stored:  # the user's `global` reaches into the generated function
             fn.body = [gast.Global(names=stored)] + fn.body
+        fn.body = _unannotated(fn.body, liveness.declared(fn.body))
         return locate([fn], origin)[0]
 
     @staticmethod

@@ -10,6 +10,8 @@ or another installed package's that ships its tests (chex, haiku, dm_pix: `--pac
         # a test tree that is no installed package's (flax's sdist: its wheel has no tests)
     python tests/ecosystem/run_optax_tests.py --root /tmp/sdists/numpyro-0.22.0/test \
         -k test_distributions --pytest-arg=-k --pytest-arg='not gof'  # pytest's own -k
+    python tests/ecosystem/run_optax_tests.py --root /tmp/sdists/numpyro-0.22.0/test \
+        --select ids.txt   # only these tests: `FILE::TEST[...]` lines, FILE relative to --root
 
 One process per test file: `python -m astjax run -m pytest FILE` (so `import jax` is
 astjax and no module of the real jax distribution is imported), with a per-file time
@@ -37,7 +39,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 COUNT = re.compile(r"(\d+) (subtests passed|subtests failed|subtests skipped|passed|failed|"
                    r"errors?|skipped|xfailed|xpassed)")
-FAILED_LINE = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$")
+FAILED_LINE = re.compile(r"^(FAILED|ERROR) (.+?)(?: - (.*))?$")   # (an id may hold spaces)
 
 
 def package_test_files(package="optax"):
@@ -49,12 +51,13 @@ def package_test_files(package="optax"):
     return root, sorted(root.rglob("*_test.py"))
 
 
-def run_file(path: Path, use_jax: bool, timeout: float, extra=()):
-    """Run one file (`extra`: more pytest arguments); -> dict of counts, failures, seconds, status."""
+def run_file(path: Path, use_jax: bool, timeout: float, extra=(), tests=()):
+    """Run one file (`extra`: more pytest arguments; `tests`: only these of its test ids,
+    `TEST[...]`); -> dict of counts, failures, seconds, status."""
     # `-o addopts=`: the optax files may sit under a checkout whose pytest config
     # (this repository's `-q`) would make it `-qq`, which drops the counts line
     pytest_args = ["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider", "-rfE",
-                   "--no-header", *extra, str(path)]
+                   "--no-header", *extra, *([f"{path}::{t}" for t in tests] or [str(path)])]
     cmd = [sys.executable] + (pytest_args if use_jax else ["-m", "astjax", "run"] + pytest_args)
     env_path = str(REPO)
     t0 = time.time()
@@ -122,6 +125,9 @@ def main(argv=None):
     ap.add_argument("--pytest-arg", action="append", default=[], metavar="ARG",
                     help="pass ARG to each file's pytest (repeatable), e.g. "
                     "--pytest-arg=-k --pytest-arg='not gof'")
+    ap.add_argument("--select", default="", metavar="FILE",
+                    help="run only the test ids listed in FILE, one `PATH::TEST[...]` a line "
+                    "(PATH relative to the test root); files with none listed are not run")
     args = ap.parse_args(argv)
     if args.root:
         root = Path(args.root).resolve()
@@ -130,11 +136,18 @@ def main(argv=None):
         root, files = package_test_files(args.package)
     if args.k:
         files = [f for f in files if any(s in str(f.relative_to(root)) for s in args.k.split(","))]
+    selected = collections.defaultdict(list)
+    if args.select:
+        for ln in Path(args.select).read_text().splitlines():
+            if "::" in ln.strip():
+                fname, test = ln.strip().split("::", 1)
+                selected[str((root / fname).resolve().relative_to(root))].append(test)
+        files = [f for f in files if str(f.relative_to(root)) in selected]
     results, totals = {}, collections.Counter()
     print(f"{len(files)} files, on {'real JAX' if args.jax else 'astjax'}", flush=True)
     for f in files:
         name = str(f.relative_to(root))
-        r = run_file(f, args.jax, args.timeout, args.pytest_arg)
+        r = run_file(f, args.jax, args.timeout, args.pytest_arg, selected.get(name, ()))
         results[name] = r
         totals.update(r["counts"])
         c = r["counts"]
@@ -142,6 +155,8 @@ def main(argv=None):
               f"{c.get('errors', 0):3d} err {c.get('skipped', 0):3d} skip | subtests "
               f"{c.get('subtests passed', 0):4d}/{c.get('subtests failed', 0):3d} | "
               f"{r['seconds']:6.1f}s {r['status'] if r['status'] != 'done' else ''}", flush=True)
+        for x in r["failures"]:   # as they come: a long run's failures can be looked at early
+            print(f"    {x['kind']} {x['test']} - {x['why'][:160]}", flush=True)
     print("TOTAL", dict(totals))
     causes = collections.Counter(_cause(x["why"]) for r in results.values()
                                  for x in r["failures"])
