@@ -303,7 +303,8 @@ def _owens_t_jvp(primals, tangents):
 _owens_t.defjvp(_owens_t_jvp)
 
 
-@library_jit
+# (JAX's is not jitted: called eagerly it runs op by op, each bfloat16 step rounded)
+@library_jit(eager=False)
 def owens_t(h, a):
     """Owen's T function, `(1 / 2 pi) integral_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt`,
     elementwise (odd in a, even in h).
