@@ -80,3 +80,36 @@ def test_owens_t_bfloat16_rounds_each_step_eagerly_as_jax():
     # (compiled, JAX's digits are XLA's excess-precision ones)
     np.testing.assert_allclose(np.asarray(jax.jit(owens_t)(h, a))[2:],
                                [-0.22885572910308838, 0.17725524306297302], rtol=1e-7)
+
+
+# JAX 0.10.2's weak-type flags with Python floats and one int32 array argument
+# (np.array([a, a + 1], int32)) at the position marked "i": the stats functions'
+# constants are `lax._const` of one argument each (weak only when it is 0-d), and JAX
+# promotes to one rank, not one shape (astjax broadcast the 0-d arguments: strong)
+_STATS_WEAK = [
+    ("chi2.logpdf", "pi", True), ("chi2.logpdf", "ppi", True), ("chi2.logpdf", "pipp", True),
+    ("gamma.logpdf", "pi", True), ("gamma.logpdf", "ppip", True),
+    ("gamma.logpdf", "pppi", True), ("pareto.logcdf", "ip", True),
+    ("pareto.logcdf", "ippp", True), ("poisson.cdf", "ppi", True),
+    ("chi2.cdf", "pppi", False), ("chi2.sf", "pppi", False), ("chi2.cdf", "ippp", False),
+    ("gamma.cdf", "pppi", True),
+]
+
+
+@pytest.mark.parametrize("name, kinds, weak", _STATS_WEAK)
+def test_stats_weak_type_follows_each_constants_argument_as_jax(name, kinds, weak):
+    import astjax.scipy.stats as st
+    dist, fn = name.split(".")
+    base = [1.5, 2.0, 0.5, 1.5]
+    args = [np.array([int(b), int(b) + 1], np.int32) if k == "i" else b
+            for k, b in zip(kinds, base)]
+    r = getattr(getattr(st, dist), fn)(*args)
+    assert r.dtype == np.float32 and jax.typeof(r).weak_type == weak
+
+
+def test_pareto_logcdf_is_jaxs_expression():
+    # log1p(-y^-b), -inf below loc + scale (astjax: log(-expm1(logsf))), bit for bit
+    import astjax.scipy.stats as st
+    x = np.array([0.5, 1.0, 1.5, 3.0, 100.0, np.inf, np.nan], np.float32)
+    got = np.asarray(st.pareto.logcdf(x, 0.5, 0.2, 1.5)).view(np.uint32).tolist()
+    assert got == [4286578688, 4286578688, 4286578688, 3215491764, 3188059535, 2147483648, 4294967295]

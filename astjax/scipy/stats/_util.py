@@ -6,6 +6,7 @@ import numpy as np
 
 from ... import core, dtypes as _dtypes, lax, numpy as jnp
 from ...numpy.operands import promote_dtypes_inexact as _promote_dtypes_inexact
+from ...numpy.operands import promote_shapes as _promote_shapes
 
 
 def promote(*args, consts=(0,)):
@@ -18,8 +19,10 @@ def promote(*args, consts=(0,)):
     `consts=None`: always strong (a function whose JAX result is, as `norm.cdf`)."""
     _, weak = _dtypes.result_type(*args, return_weak_type_flag=True)
     weak = weak and consts is not None and all(np.ndim(args[i]) == 0 for i in consts)
+    # (one rank, not one shape, as JAX's `promote_shapes`: a 0-d argument stays 0-d, so
+    # `_lax_const` of it is weak as JAX's; lax's operations broadcast the rest)
     return [lax.convert_element_type(a, core.get_aval(a).dtype, weak_type=weak)
-            for a in jnp.broadcast_arrays(*_promote_dtypes_inexact(*args))]
+            for a in _promote_shapes(*_promote_dtypes_inexact(*args), ranks_only=True)]
 
 
 def standardize(x, loc, scale, consts=(0,)):
