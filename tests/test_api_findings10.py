@@ -112,4 +112,5 @@ def test_pareto_logcdf_is_jaxs_expression():
     import astjax.scipy.stats as st
     x = np.array([0.5, 1.0, 1.5, 3.0, 100.0, np.inf, np.nan], np.float32)
     got = np.asarray(st.pareto.logcdf(x, 0.5, 0.2, 1.5)).view(np.uint32).tolist()
-    assert got == [4286578688, 4286578688, 4286578688, 3215491764, 3188059535, 2147483648, 4294967295]
+    assert got == [4286578688, 4286578688, 4286578688, 3215491764, 3188059535, 2147483648,
+                   4294967295]

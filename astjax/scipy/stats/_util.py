@@ -10,12 +10,14 @@ from ...numpy.operands import promote_shapes as _promote_shapes
 
 
 def promote(*args, consts=(0,)):
-    """The arguments as arrays of one inexact dtype, broadcast to one shape: the dtype
-    and weak type of JAX's `promote_args_inexact` (integers up to 32 bits and bools
-    become float32, 64-bit integers float64; weak when the promoted type is, as an
-    int32 scalar with a Python float), kept weak only where the arguments at `consts` (`()` for a function with no such constants)
-    are 0-d: JAX's distributions compute with `lax._const(arg, c)` constants of those
-    arguments, strong for an argument of rank >= 1, which make the result strong.
+    """The arguments as arrays of one inexact dtype and one rank (JAX's rank
+    promotion: a 0-d argument stays 0-d), the dtype and weak type of JAX's
+    `promote_args_inexact` (integers up to 32 bits and bools become float32, 64-bit
+    integers float64; weak when the promoted type is, as an int32 scalar with a Python
+    float), kept weak only where the arguments at `consts` (`()` for a function with no
+    such constants) are 0-d: JAX's distributions compute with `lax._const(arg, c)`
+    constants of those arguments, strong for an argument of rank >= 1, which make the
+    result strong.
     `consts=None`: always strong (a function whose JAX result is, as `norm.cdf`)."""
     _, weak = _dtypes.result_type(*args, return_weak_type_flag=True)
     weak = weak and consts is not None and all(np.ndim(args[i]) == 0 for i in consts)
