@@ -155,22 +155,6 @@ def _identity(x):
     return convert_element_type(x, a.dtype, weak_type=a.weak_type)
 
 
-def _host_scalar(x, new_dtype, weak_type):
-    """A finite float scalar (Python or NumPy) converted to a strong integer type as JAX
-    does first, by NumPy (`np.asarray(x, dtype)`: np.float32(-2.5) -> 254 for uint8, in
-    every mode); x itself where that cast refuses it (a Python float out of range) or
-    another rule applies (the primitive's conversion: saturating op by op, inside a
-    `jit` the host's cast)."""
-    if (weak_type or not dtypes.is_int(new_dtype) or type(x) is not float
-            and not isinstance(x, np.floating) or not np.isfinite(x)):
-        return x
-    try:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.asarray(x, dtype=new_dtype)
-    except OverflowError:
-        return x
-
-
 def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_cast=True):
     """`lax.convert_element_type`: x as `new_dtype` (a constant scalar converts now);
     complex to real keeps the real part, as JAX's (`dtypes.complex_to_real`)."""
@@ -183,14 +167,11 @@ def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_
     to_real = getattr(a.dtype, "kind", None) == "c" and new_dtype.kind != "c"
     if to_real:
         dtypes.complex_to_real(x, new_dtype, warn_on_complex_to_real_cast)
-    x = _host_scalar(x, new_dtype, weak_type)
+    x = dtypes._host_int_cast(x, new_dtype, weak_type)
     b = core.current_builder()
     if not isinstance(x, core.Tracer) and not hasattr(x, "_buf") and a.ndim == 0 \
             and b is not None and not core._state.compile_time_eval:
-        # a constant: convert now, as JAX does (ensure_compile_time_eval: `bind`, concrete).
-        # Where JAX runs this op by op (an eager vmap / grad), XLA converts it (a float to
-        # an integer saturating); inside a jit, JAX folds it by the host's cast
-        from .while_loop import eagerly_staged   # (a later module of this family)
+        from .while_loop import eagerly_staged   # (a constant: converted now, as JAX's)
         v = np.asarray(np.real(x) if to_real else x)
         v = _convert_impl(v, new_dtype=new_dtype) if eagerly_staged() else v.astype(new_dtype)
         t = b.const_tracer(v)
