@@ -92,7 +92,9 @@ _STATS_WEAK = [
     ("gamma.logpdf", "pppi", True), ("pareto.logcdf", "ip", True),
     ("pareto.logcdf", "ippp", True), ("poisson.cdf", "ppi", True),
     ("chi2.cdf", "pppi", False), ("chi2.sf", "pppi", False), ("chi2.cdf", "ippp", False),
-    ("gamma.cdf", "pppi", True),
+    ("gamma.cdf", "pppi", True), ("uniform.logpdf", "ip", True), ("uniform.pdf", "ipp", True),
+    ("uniform.ppf", "ip", True), ("vonmises.logpdf", "ip", True),
+    ("wrapcauchy.logpdf", "ip", True),
 ]
 
 
@@ -100,7 +102,9 @@ _STATS_WEAK = [
 def test_stats_weak_type_follows_each_constants_argument_as_jax(name, kinds, weak):
     import astjax.scipy.stats as st
     dist, fn = name.split(".")
-    base = [1.5, 2.0, 0.5, 1.5]
+    base = [0.0 if fn == "ppf" else 1.5, 2.0, 0.5, 1.5]
+    if dist == "wrapcauchy":
+        base[1] = 0.5
     args = [np.array([int(b), int(b) + 1], np.int32) if k == "i" else b
             for k, b in zip(kinds, base)]
     r = getattr(getattr(st, dist), fn)(*args)
