@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from . import ad_eager_values, core, hi_state, hi_values, tree_util
 from .ad_base import _Transformed, _staging, differentiation
 from .core import bind
@@ -39,6 +41,7 @@ from .primitives.linear_call import linear_call_p
 from .primitives.state import is_ref
 from .primitives.vma_reverse import TypedCustomBwd, check_jvp_tangents
 from .staging import as_callable, leaf_aval, stage_flat
+from .transforms.ad import differentiable, float0
 from .custom_rules import (_PY_SCALARS, _CachedBwd, _OutTrees, _RefArgs, _RematFwd, _Rule,
                            _StagedFwd,
                            _StagedJvp, _avals_of, _bwd_leaves, _check_nondiff_untraced,
@@ -168,14 +171,17 @@ class custom_jvp(_Transformed):
         out_tree = [None]
         # JAX gives a rule defined with symbolic_zeros=True a SymbolicZero for each
         # operand that is no JVP tracer (equinox's filter_custom_jvp passes it as None)
+        # and the others an integer's or a boolean's tangent as a float0 zero array
+        # (JAX's instantiated zero: arithmetic on it is JAX's TypeError)
         perturbed = [_may_be_perturbed(x) for x in leaves] if self.symbolic_zeros \
-            else [True] * n
+            else [differentiable(a) for a in avals]
         t_avals = [a for a, p in zip(avals, perturbed) if p]
 
         def rule(*xs):
             p_args = ra.args(xs[:n])
             it = iter(xs[n:])
             t_args = ra.args([next(it) if p else SymbolicZero(_tangent_aval(a))
+                              if self.symbolic_zeros else np.zeros(a.shape, float0)
                               for a, p in zip(avals, perturbed)], fill)
             po, to = jvp_pair(as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args)),
                               user_jvp, self.fun)

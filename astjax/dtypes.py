@@ -502,3 +502,18 @@ def itemsize_bits(dt) -> int:
             return ml_dtypes.finfo(dt).bits
     return dt.itemsize * 8
 
+
+def _host_int_cast(x, new_dtype, weak_type):
+    """A finite float scalar (Python or NumPy) converted to a strong integer type as JAX
+    does first, by NumPy (`np.asarray(x, dtype)`: np.float32(-2.5) -> 254 for uint8, in
+    every mode); x itself where that cast refuses it (a Python float out of range) or
+    another rule applies (the primitive's conversion: saturating op by op, inside a
+    `jit` the host's cast)."""
+    if (weak_type or not is_int(new_dtype) or type(x) is not float
+            and not isinstance(x, np.floating) or not np.isfinite(x)):
+        return x
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(x, dtype=new_dtype)
+    except OverflowError:
+        return x

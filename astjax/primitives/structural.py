@@ -165,11 +165,13 @@ def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_
     to_real = getattr(a.dtype, "kind", None) == "c" and new_dtype.kind != "c"
     if to_real:
         dtypes.complex_to_real(x, new_dtype, warn_on_complex_to_real_cast)
+    x = dtypes._host_int_cast(x, new_dtype, weak_type)
     b = core.current_builder()
     if not isinstance(x, core.Tracer) and not hasattr(x, "_buf") and a.ndim == 0 \
             and b is not None and not core._state.compile_time_eval:
-        # a constant: convert now, as JAX does (ensure_compile_time_eval: `bind`, concrete)
-        v = np.asarray(np.real(x) if to_real else x).astype(new_dtype)
+        from .while_loop import eagerly_staged   # (a constant: converted now, as JAX's)
+        v = np.asarray(np.real(x) if to_real else x)
+        v = _convert_impl(v, new_dtype=new_dtype) if eagerly_staged() else v.astype(new_dtype)
         t = b.const_tracer(v)
         if weak_type:
             t._var = core.Literal(v[()], t.aval.update(weak_type=True))

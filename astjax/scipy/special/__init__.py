@@ -282,11 +282,25 @@ def poch(z, m):
     Returns:
         An array of the broadcast shape, of a floating dtype.
     """
+    return _poch(z, m)
+
+
+def _poch_impl(z, m):
     z, m = promote_args_inexact("poch", z, m)
     r = _uf.multiply(_uf.multiply(gammasgn(_uf.add(z, m)), gammasgn(z)),
                      _uf.exp(_uf.subtract(lax.lgamma(_uf.add(z, m)), lax.lgamma(z))))
     # 1 where m == 0 for every z, as JAX's and SciPy's (the ratio is NaN at a pole of z)
     return where(_uf.equal(m, 0), np.ones((), core.get_aval(z).dtype), r)
+
+
+# d/dz = (digamma(z + m) - digamma(z)) poch, d/dm = digamma(z + m) poch, one rule per
+# argument as JAX's: an integer m's tangent is a float0 zero, and JAX's rule multiplies
+# it (differentiating poch with an integer m is JAX's TypeError)
+_poch = _custom_jvp(_poch_impl)
+_poch.defjvps(
+    lambda dz, out, z, m: _uf.multiply(_uf.multiply(
+        _uf.subtract(digamma(_uf.add(z, m)), digamma(z)), _poch(z, m)), dz),
+    lambda dm, out, z, m: _uf.multiply(_uf.multiply(digamma(_uf.add(z, m)), _poch(z, m)), dm))
 
 
 def rel_entr(p, q):

@@ -303,7 +303,9 @@ def _owens_t_jvp(primals, tangents):
 _owens_t.defjvp(_owens_t_jvp)
 
 
-@library_jit
+_owens_t_compiled = library_jit(lambda h, a: _owens_t(h, a))
+
+
 def owens_t(h, a):
     """Owen's T function, `(1 / 2 pi) integral_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt`,
     elementwise (odd in a, even in h).
@@ -327,7 +329,12 @@ def owens_t(h, a):
     h, a = _inexact("owens_t", h, a)
     if _is_complex(h):
         raise ArgumentValueError("owens_t does not support complex-valued inputs.")
-    return _owens_t(*jnp.broadcast_arrays(h, a))
+    h, a = jnp.broadcast_arrays(h, a)
+    if core.current_builder() is None and core.get_aval(h).dtype.itemsize < 4:
+        # JAX's is not jitted: eagerly it runs op by op, each 16-bit step rounded, where
+        # one compiled program keeps excess precision (float32 and float64: the same bits)
+        return _owens_t(h, a)
+    return _owens_t_compiled(h, a)
 
 # ------------------------------------------------------------------ the normal quantile
 # Cephes' ndtri rational approximations (highest power first; the denominators' leading

@@ -33,7 +33,7 @@ def pdf(x, df, loc=0, scale=1):
 def _half(x, df, loc, scale):
     """(df / 2, (x - loc) / (2 scale) clamped at 0), after promotion: the chi-squared
     distribution is gamma(df / 2, scale 2)."""
-    x, df, loc, scale = promote(x, df, loc, scale)
+    x, df, loc, scale = promote(x, df, loc, scale, consts=(0, 3))   # (2 of scale, as JAX's)
     return 0.5 * df, _clamp(0.0, (x - loc) / (2.0 * scale), jnp.inf)
 
 

@@ -40,8 +40,11 @@ def cdf(x, b, loc=0, scale=1):
 
 
 def logcdf(x, b, loc=0, scale=1):
-    """log P(X <= x)."""
-    return jnp.log(cdf(x, b, loc, scale))
+    """log P(X <= x) = log1p(-y^-b) for y >= 1, else -inf (no constant of an argument:
+    weak whenever the promoted arguments are, as JAX's)."""
+    x, b, loc, scale = promote(x, b, loc, scale, consts=())
+    y = (x - loc) / scale
+    return jnp.where(x < loc + scale, -jnp.inf, jnp.log1p(-jnp.power(y, -b)))
 
 
 def ppf(q, b, loc=0, scale=1):

@@ -35,7 +35,8 @@ def cdf(k, mu, loc=0):
     mu); 0 below `loc`."""
     k, mu, loc = _promote_args_inexact("poisson.cdf", k, mu, loc)
     x = jnp.subtract(k, loc)
-    return jnp.where(x < 0, _lax_const(x, 0), special.gammaincc(jnp.floor(x + 1), mu))
+    zero = _lax_const(k, 0)   # (of k, as JAX's: weak for a 0-d weak k)
+    return jnp.where(x < zero, zero, special.gammaincc(jnp.floor(x + 1), mu))
 
 
 def _summed_entropy(mu, terms, bound):

@@ -9,7 +9,7 @@ __all__ = ["logpdf", "pdf", "cdf", "ppf"]
 
 def logpdf(x, loc=0, scale=1):
     """-log(scale) inside [loc, loc + scale], -inf outside."""
-    x, loc, scale = promote(x, loc, scale)
+    x, loc, scale = promote(x, loc, scale, consts=())   # (no constant of x, as JAX's)
     inside = (x >= loc) & (x <= loc + scale)
     return jnp.where(inside, -jnp.log(scale), -jnp.inf)
 
@@ -27,5 +27,5 @@ def cdf(x, loc=0, scale=1):
 
 def ppf(q, loc=0, scale=1):
     """loc + q scale for q in [0, 1]; NaN outside."""
-    q, loc, scale = promote(q, loc, scale)
+    q, loc, scale = promote(q, loc, scale, consts=())
     return jnp.where((q >= 0) & (q <= 1), loc + q * scale, jnp.nan)

@@ -12,7 +12,7 @@ __all__ = ["logpdf", "pdf"]
 
 def logpdf(x, kappa):
     """kappa (cos x - 1) - log(2 pi i0e(kappa)) for kappa > 0, NaN otherwise."""
-    x, kappa = promote(x, kappa)
+    x, kappa = promote(x, kappa, consts=())   # (JAX's one constant is compared only)
     value = kappa * (jnp.cos(x) - 1.0) - jnp.log(2 * math.pi * special.i0e(kappa))
     return jnp.where(kappa > 0, value, jnp.nan)
 
