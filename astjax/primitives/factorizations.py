@@ -453,7 +453,9 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
     shape = _aval(a).shape
     wc = _cast(w, _aval(a).dtype)
     eye = _eye(a)
-    f = L.sub(L.div(_const(a, 1.0), L.add(eye, L.sub(_as_row(wc, shape), _as_col(wc, shape)))),
+    # JAX's order: (eye + w[..., None, :]) - w[..., :, None], inverted by integer_pow
+    # (whose derivative, in second derivatives, is -x^-2: not a division's)
+    f = L.sub(L.integer_pow(L.sub(L.add(eye, _as_row(wc, shape)), _as_col(wc, shape)), -1),
               eye)
     vav = _mm(_mm(_H(v), da), v)
     dv = _mm(v, L.mul(f, vav))
