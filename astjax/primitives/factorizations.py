@@ -581,8 +581,9 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     k = _aval(s).shape[-1]
     nb = _aval(s).ndim - 1
     s_dim = L.broadcast_in_dim(s, _aval(s).shape[:-1] + (1, k), tuple(range(nb)) + (nb + 1,))
-    s_dimT = _T(s_dim)
-    s_diffs = L.mul(L.add(s_dim, s_dimT), L.sub(s_dim, s_dimT))
+    # _T(s_dim) twice, as JAX's: one transpose per use, so that reverse mode adds the two
+    # cotangents into s_dim's one at a time (in JAX's order: its rounding)
+    s_diffs = L.mul(L.add(s_dim, _T(s_dim)), L.sub(s_dim, _T(s_dim)))
     eye = _eye(s_diffs)
     F = L.sub(L.div(_const(s_diffs, 1.0, ()), L.add(s_diffs, eye)), eye)
     Fc, rowc = _cast(F, dt), _cast(s_dim, dt)
