@@ -57,6 +57,18 @@ def _lu_solve(a, b):
     y = _ts(lu_, permute_rows(b, perm), left_side=True, lower=True, unit_diagonal=True)
     return _ts(lu_, y, left_side=True, lower=False)
 
+def _lu_solve_h(a, b):
+    """a^-H b for square a (JAX's `lu_solve(..., trans=2)` on `lu(a)`): U^H, then the
+    unit L^H, then the rows back through the inverse permutation."""
+    L = lax_ops()
+    lu_, _, perm = bind(lu_p, a)
+    y = _ts(lu_, b, left_side=True, lower=False, transpose_a=True, conjugate_a=True)
+    y = _ts(lu_, y, left_side=True, lower=True, unit_diagonal=True, transpose_a=True,
+            conjugate_a=True)
+    pa = _aval(perm)
+    _, inv = L.sort_key_val(perm, L.broadcasted_iota(np.int32, pa.shape, pa.ndim - 1))
+    return permute_rows(y, inv)
+
 # ---- lu_pivots_to_permutation ----------------------------------------------------------
 # The row permutation (..., m) that the row swaps `pivots` (..., k), applied in order
 # (i <-> pivots[i]), make of iota. Lowered as a loop over the swaps that reads and writes
@@ -358,7 +370,7 @@ def _qr_jvp(primals, tangents, *, full_matrices, pivoting=False):
     q_nn, q_pn = _slice(q_mn, rows=n), _slice(q_mn, rows=m - n, row0=n)
     q_mp = _slice(q, cols=m - n, col0=n)
     dq_nn, dq_pn = _slice(dq_mn, rows=n), _slice(dq_mn, rows=m - n, row0=n)
-    z_pn_h = _lu_solve(_H(L.sub(q_nn, _eye(q_nn))), _H(q_pn))
+    z_pn_h = _lu_solve_h(L.sub(q_nn, _eye(q_nn)), _H(q_pn))
     z_pn = _H(z_pn_h)
     dq_mp = L.sub(_mm(dq_mn, z_pn_h), _mm(L.add(q_mn, _mm(q_mp, z_pn)),
                                           _H(L.sub(dq_pn, _mm(z_pn, dq_nn)))))
