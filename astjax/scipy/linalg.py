@@ -339,9 +339,11 @@ def _pade(a, degree):
         return u, v
     for _ in range(degree // 2 - 1):
         powers.append(_hdot(powers[-1], powers[1]))
+    # summed from the highest power down, as JAX's (b7 A6 + b5 A4) + b3 A2 + ...: the
+    # other order rounds otherwise
     odd = even = None
-    for k, p in enumerate(powers):
-        o, e = _uf.multiply(b[2 * k + 1], p), _uf.multiply(b[2 * k], p)
+    for k in reversed(range(len(powers))):
+        o, e = _uf.multiply(b[2 * k + 1], powers[k]), _uf.multiply(b[2 * k], powers[k])
         odd = o if odd is None else _uf.add(odd, o)
         even = e if even is None else _uf.add(even, e)
     return _hdot(a, odd), even

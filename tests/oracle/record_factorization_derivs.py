@@ -1,11 +1,12 @@
 """Cases for the derivatives of the linear-algebra factorizations in JAX's float32 bits
 (first derivatives, JVPs and second derivatives of eigh / eigvalsh, solve, svd and
-complete QR: the cases `tests/fuzz/reduce_rule_sweep.py` found off by an ulp or more),
+complete QR, and scipy's expm, values included: the cases `tests/fuzz/reduce_rule_sweep.py` found off by an ulp or more),
 and a recorder of JAX's results (see README.md).
 
 Each case is (function of the library's modules, argument shapes, transforms): the
 inputs are the sweep's draws for the case's name, a transform is one of
 
+- `value`: jit(vmap(f)) over the 16 inputs;
 - `grad`: jit(grad) of L = sum(f(x) * w) at the first input;
 - `jvp`: jit of the JVP's tangent at the first input;
 - `vgrad2`: jit(vmap(grad(G))) over the 16 inputs, G = sum(grad(L)(x, w) * v).
@@ -29,7 +30,13 @@ CASES = {
               [(4, 4)], ["vgrad2"]),
     "qr_complete": (lambda J: lambda x: J.numpy.linalg.qr(x, mode="complete")[0], [(5, 4)],
                     ["grad", "jvp", "vgrad2"]),
+    "expm": (lambda J: lambda x: _sla(J).expm(0.3 * x), [(4, 4)], ["value", "grad", "jvp"]),
 }
+
+
+def _sla(J):
+    __import__(f"{J.__name__}.scipy.linalg")
+    return J.scipy.linalg
 
 
 def cpu_model():
@@ -72,7 +79,9 @@ def run(J, name, transform):
     def g2(*a):
         g = J.grad(loss, argnums)(*a[:k + 1])
         return sum(jnp.sum(gi * vi) for gi, vi in zip(g, a[k + 1:]))
-    if transform == "grad":
+    if transform == "value":
+        r = J.jit(J.vmap(f))(*xs)
+    elif transform == "grad":
         r = J.jit(J.grad(loss, argnums))(*[x[0] for x in xs], w)
     elif transform == "jvp":
         r = J.jit(lambda a, t: J.jvp(f, tuple(a), tuple(t))[1])(
