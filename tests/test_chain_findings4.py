@@ -70,6 +70,13 @@ def test_expm_bits(transform):
     _check("expm", transform)
 
 
+def test_matrix_power_second_derivative_bits():
+    # matrix_power is a nested jit, as JAX's: reverse mode sums a's three cotangents
+    # inside the call, then adds the caller's (was one flat sum: another association);
+    # sweep: matrix_power grad2 50 -> 0 of 256
+    _check("matrix_power", "vgrad2")
+
+
 def test_triangular_solve_jvp_adds_the_matrix_term_first():
     # JAX's defjvp2 order: the matrix's tangent term, then the right-hand side's; the
     # reverse pass of a second derivative accumulates cotangents in that order

@@ -30,6 +30,8 @@ CASES = {
               [(4, 4)], ["vgrad2"]),
     "qr_complete": (lambda J: lambda x: J.numpy.linalg.qr(x, mode="complete")[0], [(5, 4)],
                     ["grad", "jvp", "vgrad2"]),
+    "matrix_power": (lambda J: lambda x: J.numpy.linalg.matrix_power(x, 3), [(4, 4)],
+                     ["vgrad2"]),
     "expm": (lambda J: lambda x: _sla(J).expm(0.3 * x), [(4, 4)], ["value", "grad", "jvp"]),
 }
 
