@@ -77,6 +77,14 @@ def test_matrix_power_second_derivative_bits():
     _check("matrix_power", "vgrad2")
 
 
+@pytest.mark.parametrize("name", ["cho_solve", "lu_solve"])
+def test_scipy_factor_solves_second_derivative_bits(name):
+    # scipy.linalg.cho_solve / lu_solve are nested jits, as JAX's: reverse mode sums the
+    # factor's cotangents (two triangular solves) inside the call; sweep: cho_solve grad2
+    # 65 -> 0, lu_solve 53 -> 0 of 320
+    _check(name, "vgrad2")
+
+
 def test_triangular_solve_jvp_adds_the_matrix_term_first():
     # JAX's defjvp2 order: the matrix's tangent term, then the right-hand side's; the
     # reverse pass of a second derivative accumulates cotangents in that order

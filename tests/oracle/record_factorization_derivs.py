@@ -32,6 +32,10 @@ CASES = {
                     ["grad", "jvp", "vgrad2"]),
     "matrix_power": (lambda J: lambda x: J.numpy.linalg.matrix_power(x, 3), [(4, 4)],
                      ["vgrad2"]),
+    "cho_solve": (lambda J: lambda x, y: _sla(J).cho_solve(
+        (J.numpy.tril(x) + 4.0 * J.numpy.eye(4), True), y), [(4, 4), (4,)], ["vgrad2"]),
+    "lu_solve": (lambda J: lambda x, y: _sla(J).lu_solve(_sla(J).lu_factor(x), y),
+                 [(4, 4), (4,)], ["vgrad2"]),
     "expm": (lambda J: lambda x: _sla(J).expm(0.3 * x), [(4, 4)], ["value", "grad", "jvp"]),
 }
 
