@@ -35,7 +35,7 @@ from ..numpy.ufuncs import (asarray_operand, broadcast_shapes as _broadcast_shap
                             broadcast_to_shape as _broadcast_to_shape, promote_dtypes_inexact,
                             where as _where)
 from ..numpy import ufuncs as _uf
-from ..numpy.util import _Direct, library_jit
+from ..numpy.util import _Direct, library_jit as _library_jit
 from ..numpy.vectorize import vectorize as _vectorize
 from ..primitives.linalg import triangular_solve_p
 from .linalg_matrices import (block_diag, circulant, companion, convolution_matrix,  # noqa: F401
@@ -105,7 +105,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
 
 # a nested call, as JAX's: reverse mode sums c's cotangents (two solves) inside it
-@library_jit(static_argnames=("lower",), keep_call=True)
+@_library_jit(static_argnames=("lower",), keep_call=True)
 def _cho_solve(c, b, lower):
     if lower:
         y = solve_triangular(c, b, trans=0, lower=True)
@@ -153,7 +153,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 
 
 # a nested call, as JAX's: reverse mode sums the factors' cotangents inside it
-@library_jit(static_argnames=("trans",), keep_call=True)
+@_library_jit(static_argnames=("trans",), keep_call=True)
 def _lu_solve(factors, pivots, b, trans):
     factors, b = _inexact(factors, b)
     sl, sb = _shape(factors), _shape(b)
