@@ -57,6 +57,18 @@ def _lu_solve(a, b):
     y = _ts(lu_, permute_rows(b, perm), left_side=True, lower=True, unit_diagonal=True)
     return _ts(lu_, y, left_side=True, lower=False)
 
+def _lu_solve_h(a, b):
+    """a^-H b for square a (JAX's `lu_solve(..., trans=2)` on `lu(a)`): U^H, then the
+    unit L^H, then the rows back through the inverse permutation."""
+    L = lax_ops()
+    lu_, _, perm = bind(lu_p, a)
+    y = _ts(lu_, b, left_side=True, lower=False, transpose_a=True, conjugate_a=True)
+    y = _ts(lu_, y, left_side=True, lower=True, unit_diagonal=True, transpose_a=True,
+            conjugate_a=True)
+    pa = _aval(perm)
+    _, inv = L.sort_key_val(perm, L.broadcasted_iota(np.int32, pa.shape, pa.ndim - 1))
+    return permute_rows(y, inv)
+
 # ---- lu_pivots_to_permutation ----------------------------------------------------------
 # The row permutation (..., m) that the row swaps `pivots` (..., k), applied in order
 # (i <-> pivots[i]), make of iota. Lowered as a loop over the swaps that reads and writes
@@ -358,7 +370,7 @@ def _qr_jvp(primals, tangents, *, full_matrices, pivoting=False):
     q_nn, q_pn = _slice(q_mn, rows=n), _slice(q_mn, rows=m - n, row0=n)
     q_mp = _slice(q, cols=m - n, col0=n)
     dq_nn, dq_pn = _slice(dq_mn, rows=n), _slice(dq_mn, rows=m - n, row0=n)
-    z_pn_h = _lu_solve(_H(L.sub(q_nn, _eye(q_nn))), _H(q_pn))
+    z_pn_h = _lu_solve_h(L.sub(q_nn, _eye(q_nn)), _H(q_pn))
     z_pn = _H(z_pn_h)
     dq_mp = L.sub(_mm(dq_mn, z_pn_h), _mm(L.add(q_mn, _mm(q_mp, z_pn)),
                                           _H(L.sub(dq_pn, _mm(z_pn, dq_nn)))))
@@ -453,7 +465,9 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
     shape = _aval(a).shape
     wc = _cast(w, _aval(a).dtype)
     eye = _eye(a)
-    f = L.sub(L.div(_const(a, 1.0), L.add(eye, L.sub(_as_row(wc, shape), _as_col(wc, shape)))),
+    # JAX's order: (eye + w[..., None, :]) - w[..., :, None], inverted by integer_pow
+    # (whose derivative, in second derivatives, is -x^-2: not a division's)
+    f = L.sub(L.integer_pow(L.sub(L.add(eye, _as_row(wc, shape)), _as_col(wc, shape)), -1),
               eye)
     vav = _mm(_mm(_H(v), da), v)
     dv = _mm(v, L.mul(f, vav))
@@ -579,8 +593,9 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     k = _aval(s).shape[-1]
     nb = _aval(s).ndim - 1
     s_dim = L.broadcast_in_dim(s, _aval(s).shape[:-1] + (1, k), tuple(range(nb)) + (nb + 1,))
-    s_dimT = _T(s_dim)
-    s_diffs = L.mul(L.add(s_dim, s_dimT), L.sub(s_dim, s_dimT))
+    # _T(s_dim) twice, as JAX's: one transpose per use, so that reverse mode adds the two
+    # cotangents into s_dim's one at a time (in JAX's order: its rounding)
+    s_diffs = L.mul(L.add(s_dim, _T(s_dim)), L.sub(s_dim, _T(s_dim)))
     eye = _eye(s_diffs)
     F = L.sub(L.div(_const(s_diffs, 1.0, ()), L.add(s_diffs, eye)), eye)
     Fc, rowc = _cast(F, dt), _cast(s_dim, dt)

@@ -150,9 +150,7 @@ def _ts_jvp(primals, tangents, **params):
     a, b = primals
     ta, tb = tangents
     x = bind(triangular_solve_p, a, b, **params)
-    ts = []
-    if not is_zero(tb):
-        ts.append(bind(triangular_solve_p, a, tb, **params))
+    ts = []   # JAX's order: the matrix's tangent first, then the right-hand side's
     if not is_zero(ta):
         # x = op(A)^-1 b (left) or b op(A)^-1 (right): dx = -op(A)^-1 op(dA) x
         lower = params.get("lower", False)
@@ -186,6 +184,8 @@ def _ts_jvp(primals, tangents, **params):
             ts.append(a_inverse(dot(da, x)) if m > k else dot(a_inverse(da), x))
         else:
             ts.append(a_inverse(dot(x, da)) if m < k else dot(x, a_inverse(da)))
+    if not is_zero(tb):
+        ts.append(bind(triangular_solve_p, a, tb, **params))
     if not ts:
         return x, core.Zero(_aval(x))
     return x, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])

@@ -35,7 +35,7 @@ from ..numpy.ufuncs import (asarray_operand, broadcast_shapes as _broadcast_shap
                             broadcast_to_shape as _broadcast_to_shape, promote_dtypes_inexact,
                             where as _where)
 from ..numpy import ufuncs as _uf
-from ..numpy.util import _Direct
+from ..numpy.util import _Direct, library_jit as _library_jit
 from ..numpy.vectorize import vectorize as _vectorize
 from ..primitives.linalg import triangular_solve_p
 from .linalg_matrices import (block_diag, circulant, companion, convolution_matrix,  # noqa: F401
@@ -101,6 +101,12 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """Solve a x = b from `cho_factor(a)`."""
     c, lower = c_and_lower
+    return _cho_solve(c, b, lower=bool(lower))
+
+
+# a nested call, as JAX's: reverse mode sums c's cotangents (two solves) inside it
+@_library_jit(static_argnames=("lower",), keep_call=True)
+def _cho_solve(c, b, lower):
     if lower:
         y = solve_triangular(c, b, trans=0, lower=True)
         return solve_triangular(c, y, trans=2, lower=True)
@@ -141,9 +147,15 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """Solve a x = b (trans 0), a^T x = b (1) or a^H x = b (2) from `lu_factor(a)`."""
     factors, pivots = lu_and_piv
-    factors, b = _inexact(factors, b)
     if trans not in (0, 1, 2):
         raise ArgumentValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+    return _lu_solve(factors, pivots, b, trans=trans)
+
+
+# a nested call, as JAX's: reverse mode sums the factors' cotangents inside it
+@_library_jit(static_argnames=("trans",), keep_call=True)
+def _lu_solve(factors, pivots, b, trans):
+    factors, b = _inexact(factors, b)
     sl, sb = _shape(factors), _shape(b)
     if len(sl) < 2 or sl[-1] != sl[-2]:
         raise ShapeValueError(f"last two dimensions of LU decomposition must be equal, got "
@@ -339,9 +351,11 @@ def _pade(a, degree):
         return u, v
     for _ in range(degree // 2 - 1):
         powers.append(_hdot(powers[-1], powers[1]))
+    # summed from the highest power down, as JAX's (b7 A6 + b5 A4) + b3 A2 + ...: the
+    # other order rounds otherwise
     odd = even = None
-    for k, p in enumerate(powers):
-        o, e = _uf.multiply(b[2 * k + 1], p), _uf.multiply(b[2 * k], p)
+    for k in reversed(range(len(powers))):
+        o, e = _uf.multiply(b[2 * k + 1], powers[k]), _uf.multiply(b[2 * k], powers[k])
         odd = o if odd is None else _uf.add(odd, o)
         even = e if even is None else _uf.add(even, e)
     return _hdot(a, odd), even

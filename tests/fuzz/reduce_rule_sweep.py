@@ -7,7 +7,8 @@ For every case `f` (jnp.max/min with ties, amax, take_along_axis of argmax, sum,
 prod, var, std, the cumulative reductions, linalg.norm's orders and axes, nn.softmax /
 log_softmax / logsumexp / standardize, dot / matmul / einsum / tensordot / vdot / inner,
 sort / argsort / median / quantile, the factorizations: det, slogdet, inv, solve,
-cholesky, eigh, qr, svd, pinv, lu) on random float32 inputs: `jit(grad)` of the
+cholesky, eigh, qr, svd, pinv, lu, lstsq, matrix_power, scipy's cho_solve / lu_solve /
+expm) on random float32 inputs: `jit(grad)` of the
 weighted sum `L = sum(f(*args) * w)` per input, `jit(vmap(grad(L)))` over a batch,
 `jit(vmap(jvp(f)))`, and the grad of a weighted sum of `grad(L)` (grad-of-grad).
 Prints, per case and transform, the count of float32 results whose bits differ from
@@ -26,7 +27,7 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 warnings.simplefilter("ignore")
 
-jnp = nn = lax = None  # the library under test's modules, bound by `_bind`
+jnp = nn = lax = sla = None  # the library under test's modules, bound by `_bind`
 
 B, N = 16, 8  # batch size of the vmapped transforms; inputs of the per-input jit(grad)
 S = (4, 5)
@@ -111,14 +112,22 @@ CASES = {
     "svd_u": (lambda x: jnp.abs(jnp.linalg.svd(x, full_matrices=False)[0]), [S], "u"),
     "pinv": (lambda x: jnp.linalg.pinv(x), [S], "u"),
     "lu_u": (lambda x: jax_lu(x), [Q], "u"),
+    "qr_complete": (lambda x: jnp.linalg.qr(x, mode="complete")[0], [(5, 4)], "u"),
+    "lstsq": (lambda x, y: jnp.linalg.lstsq(x, y)[0], [(5, 3), (5,)], "u"),
+    "matrix_power": (lambda x: jnp.linalg.matrix_power(x, 3), [Q], "u"),
+    "cho_solve": (lambda x, y: sla.cho_solve((jnp.tril(x) + 4.0 * jnp.eye(4), True), y),
+                  [Q, (4,)], "u"),
+    "lu_solve": (lambda x, y: sla.lu_solve(sla.lu_factor(x), y), [Q, (4,)], "u"),
+    "expm": (lambda x: sla.expm(0.3 * x), [Q], "u"),
 }
 
 TRANSFORMS = ("jit_grad", "vmap_grad", "jvp", "grad2")
 
 
 def _bind(lib):
-    global jnp, nn, lax
-    jnp, nn, lax = lib.numpy, lib.nn, lib.lax
+    global jnp, nn, lax, sla
+    __import__(f"{lib.__name__}.scipy.linalg")
+    jnp, nn, lax, sla = lib.numpy, lib.nn, lib.lax, lib.scipy.linalg
 
 
 def jax_lu(x):

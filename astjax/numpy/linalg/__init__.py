@@ -230,7 +230,8 @@ def cond(x, p=None):
     return where(uf.logical_and(uf.isnan(r), uf.logical_not(nan_in)), np.inf, r)
 
 
-def matrix_power(a, n):
+@library_jit(static_argnames=("n",), keep_call=True)   # (JAX's: reverse mode sums the
+def matrix_power(a, n):                                  # cotangents of a inside the call)
     """Raise a square matrix to an integer power by repeated squaring.
 
     Args:

@@ -126,22 +126,30 @@ def solve(a, b):
         got = sb[-1] if vec else (sb[-2] if len(sb) > 1 else sb)
         raise ShapeValueError(f"inconsistent size for core dimension 'm': {got} vs {m} on "
                               f"vectorized function with signature '{sig}'")
-    if vec:
-        b = lax.reshape(b, (m, 1))
+    if vec:   # a vector solve, as JAX's: x -> a x a matrix-vector product
+        b = uf.broadcast_to_shape(b, sa[:-1])
+        return _solve(a, b, vector=True)
     batch = uf.broadcast_shapes(sa[:-2], _shape(b)[:-2])
     a = uf.broadcast_to_shape(a, batch + sa[-2:])
     b = uf.broadcast_to_shape(b, batch + _shape(b)[-2:])
-    x = _solve(a, b)
-    return lax.reshape(x, batch + (m,)) if vec else x
+    return _solve(a, b)
 
 
-def factored_solve(a, b, factors, solve_with, transpose_solve_with=None):
-    """a^-1 b (a batch + (m, m), b batch + (m, k)) as JAX computes it: a
-    `custom_linear_solve` of x -> a x whose solvers reuse `factors` (of
-    stop_gradient(a): LU, Cholesky), so that derivatives are the factors' triangular
-    solves (transposed in reverse mode), never the factorization's own derivative.
-    Without `transpose_solve_with`, a is symmetric."""
+def factored_solve(a, b, factors, solve_with, transpose_solve_with=None, vector=False):
+    """a^-1 b (a batch + (m, m), b batch + (m, k), or batch + (m,) with `vector`) as
+    JAX computes it: a `custom_linear_solve` of x -> a x whose solvers reuse `factors`
+    (of stop_gradient(a): LU, Cholesky), so that derivatives are the factors'
+    triangular solves (transposed in reverse mode), never the factorization's own
+    derivative. Without `transpose_solve_with`, a is symmetric. With `vector`, the
+    solvers take and return batch + (m,) and x -> a x is one matrix-vector
+    `dot_general` (JAX's `_broadcasted_matvec`: a matrix product of one column rounds
+    otherwise in the derivatives)."""
     def matvec(x):
+        if vector:
+            nb = len(_shape(a)) - 2
+            batch = tuple(range(nb))
+            return lax.dot_general(a, x, (((nb + 1,), (nb,)), (batch, batch)),
+                                   precision=lax.Precision.HIGHEST)
         return _matmul(a, x, precision=lax.Precision.HIGHEST)
     if transpose_solve_with is None:
         return lax.custom_linear_solve(matvec, b, lambda _, y: solve_with(factors, y),
@@ -150,11 +158,17 @@ def factored_solve(a, b, factors, solve_with, transpose_solve_with=None):
                                    lambda _, y: transpose_solve_with(factors, y))
 
 
-def _solve(a, b):
-    """getrf once, two trsm per solve (forward, and transposed in reverse mode)."""
+def _solve(a, b, vector=False):
+    """getrf once, two trsm per solve (forward, and transposed in reverse mode); with
+    `vector`, b (and x) batch + (m,), solved as one column."""
     lu, _, perm = lax.linalg.lu(lax.stop_gradient(a))
-    return factored_solve(a, b, (lu, perm), lambda f, y: _lu_solve(f[0], f[1], y),
-                          lambda f, y: _lu_solve(f[0], f[1], y, trans=1))
+
+    def with_lu(trans):
+        if not vector:
+            return lambda f, y: _lu_solve(f[0], f[1], y, trans=trans)
+        return lambda f, y: lax.squeeze(_lu_solve(f[0], f[1], lax.expand_dims(
+            y, (len(_shape(y)),)), trans=trans), (len(_shape(y)),))
+    return factored_solve(a, b, (lu, perm), with_lu(0), with_lu(1), vector=vector)
 
 
 def inv(a):
