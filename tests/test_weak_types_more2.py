@@ -7,6 +7,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax import lax
+from jax_hosts import assert_one_of
 
 
 def _sig(x):
@@ -140,8 +141,12 @@ def test_complex_convolution_bits():
         3184416256, 1086989954, 1082719271, 1041032968, 3224471485, 3215286337, 1058553412]
     base = (np.arange(9).reshape(3, 3) % 5 + 1).astype(np.float64) / 4
     c = (base + 0.25j * base[::-1]).astype(np.complex64)
-    assert _bits(jnp.poly(c)) == [1065353216, 0, 3223322630, 3206545408, 1060306963,
-                                  1053294596, 1034551286, 1017774108]
+    # (the eigenvalues' last bits follow the host's XLA code: tests/jax_hosts.py)
+    assert_one_of(_bits(jnp.poly(c)), {
+        "epyc-a": [1065353216, 0, 3223322630, 3206545408, 1060306963, 1053294596, 1034551286,
+                   1017774108],
+        "epyc-b": [1065353216, 0, 3223322623, 3206545408, 1060306940, 1053294582, 1034551302,
+                   1017774152]}, "jnp.poly of a complex matrix")
 
 
 def test_conv_general_dilated_weak():
