@@ -14,10 +14,13 @@ inputs are the sweep's draws for the case's name, a transform is one of
 Run with JAX 0.10.2: `/work/jaxref/bin/python tests/oracle/record_factorization_derivs.py`
 writes factorization_derivs.json (float32 results as their uint32 bits)."""
 import json
-import re
+import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/: jax_hosts
+from jax_hosts import cpu_signature  # noqa: E402
 
 B = 16
 
@@ -43,20 +46,6 @@ CASES = {
 def _sla(J):
     __import__(f"{J.__name__}.scipy.linalg")
     return J.scipy.linalg
-
-
-def cpu_model():
-    """The CPU's model and vector ISA: XLA's CPU kernels round the last bits per CPU model."""
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return ""
-    def field(name):
-        m = re.search(rf"^{name}\s*:\s*(.*)$", text, re.M)
-        return m.group(1).strip() if m else ""
-    isa = sorted(set(field("flags").split()) & {"avx", "avx2", "fma", "avx512f", "avx512_bf16",
-                                                 "avx_vnni", "amx_tile"})
-    return " / ".join([field("model name"), field("cpu family"), field("model"), " ".join(isa)])
 
 
 def data(J, name):
@@ -104,5 +93,5 @@ if __name__ == "__main__":
     import jax
     jax.config.update("jax_platforms", "cpu")
     rec = {f"{name}/{t}": run(jax, name, t) for name, (_, _, ts) in CASES.items() for t in ts}
-    rec["cpu"] = cpu_model()
+    rec["cpu"] = cpu_signature()
     Path(__file__).with_name("factorization_derivs.json").write_text(json.dumps(rec) + "\n")
