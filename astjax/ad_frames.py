@@ -17,6 +17,7 @@ import contextlib
 import weakref
 
 from . import core, dtypes
+from .primitives import structural
 from .primitives.custom_derivatives import stop_gradient_p
 from .primitives.vma import input_hooks
 
@@ -227,3 +228,20 @@ def _call_jaxpr(eqn):
 
 def _producers(jaxpr) -> dict:
     return {v: e for e in jaxpr.eqns for v in e.outvars}
+
+
+def _concrete_to_jax(x) -> bool:
+    """Whether staged `x` is, to JAX's op-by-op evaluation, a JVP tracer whose primal is
+    concrete: `x` carries a tangent of the differentiation staging its builder, and
+    every builder from the outermost eager transformation's function to that one stages
+    an eager differentiation's own function (no `vmap`, `checkpoint`, loop body or inner
+    `jit` between: JAX's tracers there are abstract). JAX's `convert_element_type` to
+    the operand's own type hands back an abstract operand and converts a concrete one."""
+    stack, marked = core._state.builders, core._state.op_by_op
+    if not marked or not stack or x.builder is not stack[-1] or not carries_tangent(x):
+        return False
+    return all(i in marked and stack[i] in _FRAMES
+               for i in range(min(marked), len(stack)))
+
+
+structural.concrete_to_jax = _concrete_to_jax

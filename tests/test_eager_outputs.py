@@ -72,3 +72,28 @@ def test_jit_returns_a_new_array():
     assert jax.vmap(jax.jit(lambda v: v))(X) is not X
     # (the values are the same all the same)
     assert (jax.jit(lambda v: v)(X) == X).all()
+
+
+def test_same_type_conversion_copies_a_concrete_jvp_value():
+    # JAX's `convert_element_type` to the operand's own type hands back an abstract
+    # operand (vmap's, checkpoint's, a jvp under vmap) but converts a JVP tracer whose
+    # primal is concrete (an eager jvp / vjp / linearize / grad): a new array there
+    same = lambda v: v.astype(v.dtype)   # noqa: E731
+    cet = lambda v: jax.lax.convert_element_type(v, v.dtype)   # noqa: E731
+    p, t = jax.jvp(same, (X,), (X,))
+    assert p is not X and t is not X
+    assert jax.jvp(cet, (X,), (X,))[0] is not X
+    assert jax.vjp(lambda v: jnp.asarray(v, v.dtype), X)[0] is not X
+    assert jax.linearize(same, X)[0] is not X
+    assert jax.grad(lambda v: (v.sum(), same(v)), has_aux=True)(X)[1] is not X
+    assert jax.jvp(lambda v: jax.jvp(same, (v,), (v,))[0], (X,), (X,))[0] is not X
+    # a non-differentiated argument is a concrete array to JAX: handed back
+    w = jnp.zeros(2)
+    assert jax.grad(lambda v, w: (v.sum(), same(w)), has_aux=True)(X, w)[1] is w
+    # abstract operands: handed back
+    assert jax.vmap(same)(X) is X
+    assert jax.checkpoint(same)(X) is X
+    assert jax.vmap(lambda v: jax.jvp(same, (v,), (v,))[0])(X) is X
+    assert jax.jvp(jax.vmap(same), (X,), (X,))[0] is X
+    assert jax.jvp(jax.checkpoint(same), (X,), (X,))[0] is X
+    assert passed(X) is X and jax.jvp(passed, (X,), (X,))[0] is X

@@ -526,8 +526,8 @@ def astype(x, dtype, /, *, copy=False, device=None):
             aval = core.get_aval(x)
         else:
             user_warnings.warn(_ASTYPE_COMPLEX_TO_REAL, DeprecationWarning)
-    if aval.dtype != dt or aval.weak_type:
-        x = _convert(x, dt, warn_on_complex_to_real_cast=False)  # (warned above)
+    x = _convert(x, dt, warn_on_complex_to_real_cast=False)  # (warned above; the same
+    # type: the operand itself, except where JAX's converts it, `structural.concrete_to_jax`)
     return asarray(x, copy=copy, device=device)
 
 

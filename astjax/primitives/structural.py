@@ -153,6 +153,16 @@ def _identity(x):
     return convert_element_type(x, a.dtype, weak_type=a.weak_type)
 
 
+def _never(x) -> bool:
+    return False
+
+
+# whether staged `x` is a value JAX's op-by-op transformation holds concretely (a JVP
+# tracer of an eager differentiation: JAX converts it, giving a new array, where it
+# hands back an abstract tracer unchanged); `ad_frames` installs the analysis
+concrete_to_jax = _never
+
+
 def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_cast=True):
     """`lax.convert_element_type`: x as `new_dtype` (a constant scalar converts now);
     complex to real keeps the real part, as JAX's (`dtypes.complex_to_real`)."""
@@ -161,7 +171,9 @@ def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_
     new_dtype = dtypes.canonicalize(new_dtype)
     a = _aval(x)
     if a.dtype == new_dtype and a.weak_type == weak_type and isinstance(x, core.Array):
-        return x   # (an eager Array too, as JAX's: `jnp.asarray(x, x.dtype) is x`)
+        if isinstance(x, core.Tracer) and concrete_to_jax(x):
+            return bind(copy_p, x)   # (JAX's converts it: a new array, which no
+        return x   # simplification forwards) (an eager Array: `jnp.asarray(x, x.dtype) is x`)
     to_real = getattr(a.dtype, "kind", None) == "c" and new_dtype.kind != "c"
     if to_real:
         dtypes.complex_to_real(x, new_dtype, warn_on_complex_to_real_cast)
