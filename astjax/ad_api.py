@@ -336,7 +336,7 @@ def _linearize(fun, primals, has_aux):
     nz = [differentiable(a) for a in in_avals]
     known, lin, out_nz, nres = ad.linearize_jaxpr(closed, nz)
     known, lin = cleanup(known), cleanup(lin)
-    outs = _run(known, leaves)
+    outs = _run(known, leaves, hosts=True)   # (a NumPy argument passed through: itself)
     n = len(closed.jaxpr.outvars)
     prim, res = outs[:n], outs[n:]
     main_tree = out_tree.children[0] if has_aux else out_tree

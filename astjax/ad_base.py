@@ -526,10 +526,11 @@ def _vjp_closed(closed, diff_mask, ct_mask, linearized=None):
     return known, bwd, out_nz, nres
 
 
-def _run(closed, args):
-    """Run a closed jaxpr: inline while staging, else compile and run."""
+def _run(closed, args, hosts=False):
+    """Run a closed jaxpr: inline while staging, else compile and run (an argument
+    passed through is itself: `eager_outputs.hand_back`, with `hosts`)."""
     if _staging():
         return inline(closed, list(args))
     outs = Jitted(raw(lambda *a: inline(closed, list(a))), eager=True)(*args)
-    return hand_back(closed, args, outs)   # (an argument passed through: itself)
+    return hand_back(closed, args, outs, hosts)
 

@@ -414,13 +414,14 @@ class Jitted(StagedCallable):
                 key.append((_STATIC, v) if k in names else _tree_sig(v, leaves))
         return tuple(key)
 
-    def run_compiled(self, args, kwargs):
+    def run_compiled(self, args, kwargs, hosts=False):
         """Call, compiled even under `disable_jit`: an eager transform's own program
         (`grad(f)(x)`), whose function is the transform, which would call this again. A
-        result that is an argument passed through is that argument (`eager_outputs`)."""
+        result that is an argument passed through is that argument (`eager_outputs`;
+        `hosts`: a NumPy or Python one too, `vmap`'s)."""
         out = (self._call_slow(args, kwargs) if _config.read("jax_disable_jit")
                else self(*args, **kwargs))
-        return _eager_outputs.handed_back(self, args, kwargs, out)
+        return _eager_outputs.handed_back(self, args, kwargs, out, hosts)
 
     def _call_slow(self, args, kwargs):
         if core.current_builder() is not None:

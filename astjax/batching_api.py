@@ -208,7 +208,7 @@ class BatchedFunction(StagedCallable):
                                         else self)
                 self._guard = compile_cache.Guarded(lambda: Jitted(target))
             with _eager_transform(), eager_builder():   # (an extension primitive's impl
-                out = self._guard.get(self.fun).run_compiled(args, kwargs)   # may lower)
+                out = self._guard.get(self.fun).run_compiled(args, kwargs, hosts=True)   # lower)
             return out if self._eager is self else self._eager.put_back(out)
         except Exception as e:
             _at_boundary(e)

@@ -8,14 +8,20 @@ Arrays. `hand_back` puts the input object back where the program's output is one
 inputs (or a closed-over Array) unchanged. A `jit`'s own call keeps returning new
 Arrays, as JAX's (`jit(lambda v: v)(x) is not x`).
 
-Only device Arrays are handed back: a NumPy argument, a Python scalar and a typed key
-array's data are converted by the program as before.
+`vmap` and `linearize` (as `jvp`, `ad_eager_values`) hand back any argument so passed
+-- a NumPy array (of any dtype: a float64 one stays float64 without x64), a NumPy or
+Python scalar -- as JAX's, whose op-by-op trace keeps it as the Python object it was
+given. Elsewhere (`vjp`, `checkpoint`, a custom rule, grad's aux) JAX hands back its
+own literal types there, so only device Arrays are handed back: a NumPy argument and
+a Python scalar are converted by the program as before.
 """
 from __future__ import annotations
 
 import weakref
 
-from . import core, hi_values, tree_util
+import numpy as np
+
+from . import core, dtypes, hi_values, tree_util
 from .dispatch_keys import NoFastPath
 from .primitives.custom_derivatives import checkpoint_p, custom_jvp_call_p, custom_vjp_call_p
 
@@ -67,10 +73,11 @@ def _aliases(j) -> dict:
     return alias
 
 
-def hand_back(closed, leaves, out):
+def hand_back(closed, leaves, out, hosts=False):
     """`out` (the results of the compiled `closed` called on the flat arguments
     `leaves`) with each result that is an input (a constant) of the program unchanged
-    replaced by that input's (constant's) object when it is a device Array."""
+    replaced by that input's (constant's) object when it is a device Array; `hosts`:
+    an input's object also when it is a NumPy array or a NumPy or Python scalar."""
     fwd = forwarded(closed) if closed is not None else ()
     if not fwd:
         return out
@@ -80,15 +87,21 @@ def hand_back(closed, leaves, out):
     changed = False
     for o, (kind, i) in fwd:
         given = leaves[i] if kind == "in" else closed.consts[i]
-        if isinstance(given, core.Array) and not isinstance(given, core.Tracer) \
-                and given is not outs[o]:
+        if (isinstance(given, core.Array) or hosts and kind == "in" and _host(given)) \
+                and not isinstance(given, core.Tracer) and given is not outs[o]:
             outs[o], changed = given, True
     return tree_util.tree_unflatten(tree, outs) if changed else out
 
 
-def handed_back(jitted, args, kwargs, out):
-    """`hand_back` for the call `jitted(*args, **kwargs)` that gave `out` (an eager
-    transformation's program, `api.Jitted.run_compiled`): its compiled entry found
+def _host(v) -> bool:
+    """Whether `v` is a host value an eager `vmap` / `linearize` keeps as given."""
+    return isinstance(v, (np.ndarray, np.generic, bool, int, float, complex)) \
+        and not dtypes.has_extended_dtype(v)
+
+
+def handed_back(jitted, args, kwargs, out, hosts=False):
+    """`hand_back` (with `hosts`) for the call `jitted(*args, **kwargs)` that gave `out`
+    (an eager transformation's program, `api.Jitted.run_compiled`): its compiled entry found
     by the call's dispatch key, else by its full key (kept by the call: no staging)."""
     if jitted.__dict__.get("_hi_caps"):   # (hijax Variables: another program's results)
         return out
@@ -101,4 +114,4 @@ def handed_back(jitted, args, kwargs, out):
         if hi_values.has_mutable((args, kwargs)):   # (hijax Variables: `_call_hi`'s)
             return out
         entry, leaves = jitted._entry(args, kwargs, cached_only=True)
-    return hand_back(getattr(entry, "closed", None), leaves, out)
+    return hand_back(getattr(entry, "closed", None), leaves, out, hosts)

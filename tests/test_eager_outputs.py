@@ -97,3 +97,23 @@ def test_same_type_conversion_copies_a_concrete_jvp_value():
     assert jax.jvp(jax.vmap(same), (X,), (X,))[0] is X
     assert jax.jvp(jax.checkpoint(same), (X,), (X,))[0] is X
     assert passed(X) is X and jax.jvp(passed, (X,), (X,))[0] is X
+
+
+def test_vmap_and_linearize_hand_back_host_arguments():
+    # JAX's op-by-op vmap / linearize (as jvp) keep an argument passed through as the
+    # object given: a NumPy array (a float64 one stays float64 without x64), a scalar
+    import numpy as np
+    x, x64 = np.arange(3.0, dtype=np.float32), np.arange(3.0)
+    assert jax.vmap(lambda v: v)(x) is x
+    r = jax.vmap(lambda v: v)(x64)
+    assert r is x64 and r.dtype == np.float64
+    assert jax.vmap(lambda v, s: s, in_axes=(0, None), out_axes=None)(x, x64) is x64
+    assert jax.vmap(lambda v: v)([x])[0] is x
+    assert type(jax.vmap(lambda v: v * 1)(x)) is not np.ndarray
+    assert jax.linearize(lambda v: v, x)[0] is x
+    assert jax.linearize(lambda v: v, x64)[0] is x64
+    p = jax.linearize(lambda v, w: (v, w), x, 2.0)[0]
+    assert p[0] is x and type(p[1]) is float
+    assert type(jax.linearize(lambda v: v, 2)[0]) is int
+    assert jax.linearize(lambda v: (v, v), x, has_aux=True)[2] is x
+    assert jax.jvp(lambda v: v, (x64,), (x64,))[0] is x64
