@@ -21,7 +21,8 @@ from .primitives import structural
 from .primitives.custom_derivatives import stop_gradient_p
 from .primitives.vma import input_hooks
 
-__all__ = ["register", "passed", "carries_tangent", "perturbed", "reaches_tangent"]
+__all__ = ["register", "passed", "carries_tangent", "perturbed", "reaches_tangent",
+           "tangents_key"]
 
 # builder -> (one flag per input: does the differentiation staging it differentiate it,
 #             the value passed for each input)
@@ -85,6 +86,18 @@ def inputs_as_given():
         yield
     finally:
         _AS_GIVEN.pop()
+
+
+def tangents_key(leaves) -> tuple:
+    """What an inner `jit`'s staging for the values `leaves` depends on beyond their
+    types while a differentiation stages around it: which of them carry a tangent (its
+    inputs do as they do, `inputs_as_given`, so a custom rule runs or sees `perturbed`
+    by them). JAX caches the jit equation's derivative by the same mask; () when none
+    carries one (no differentiation: the key is the types alone)."""
+    if not _FRAMES or not any(b in _FRAMES for b in core._state.builders):
+        return ()
+    mask = tuple(isinstance(x, core.Tracer) and perturbed(x) for x in leaves)
+    return ("tangents", mask) if any(mask) else ()
 
 
 def _as_given(b) -> bool:

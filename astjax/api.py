@@ -521,7 +521,7 @@ class Jitted(StagedCallable):
             return _call_user(fun, dyn_args, dyn_kwargs)
         leaves, in_tree, avals = sig   # staged once, as JAX does (the same key as _entry's)
         key = (statics, in_tree, avals, dtypes.config.x64_enabled, *_vma.inputs_key(leaves),
-               *_explicit.types_key(leaves))
+               *_explicit.types_key(leaves), *_ad_frames.tangents_key(leaves))
         cache, stage = self._current_cache(), _vma.with_inputs(leaves, stage_flat)
         hints = None if statics else arg_hints(fun, dyn_args, dyn_kwargs)
         eager = cache.get(key)   # (an eager call's staging serves it too)

@@ -76,3 +76,49 @@ def test_custom_vjp_perturbed_flags_inside_inner_jit():
     h = jax.jit(lambda y, c: f(y, c))
     assert float(jax.grad(lambda y: h(y, jnp.array([0.5, 1.0])))(1.0)) == 1.5
     assert seen == [(True, False)]
+
+
+def test_inner_jit_staged_per_tangent_pattern():
+    # the body staged for operands of one tangent pattern does not serve another: a
+    # fwd that reads `perturbed` sees each call's own (was the first call's, silently:
+    # 1.5 where JAX gives 15.0 and 33.0)
+    @jax.custom_vjp
+    def f(x, c):
+        return x * c.sum()
+
+    def f_fwd(x, c):
+        return f(x.value, c.value), (c.value, x.value, 10.0 if c.perturbed else 1.0)
+
+    def f_bwd(res, g):
+        c, x, s = res
+        return g * c.sum(), s * g * x * jnp.ones_like(c)
+
+    f.defvjp(f_fwd, f_bwd, symbolic_zeros=True)
+    h = jax.jit(lambda y, c: f(y, c))
+    c = jnp.array([0.5, 1.0])
+    assert float(jax.grad(lambda y: h(y, c))(1.0)) == 1.5
+    assert float(jax.grad(lambda y: h(1.0, y * c))(1.0)) == 15.0
+    assert float(jax.grad(lambda y: h(y, y * c))(2.0)) == 33.0
+
+
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # counts the runs
+def test_rule_inside_inner_jit_runs_once_per_tangent_pattern():
+    # JAX caches the jit equation's derivative by its operands' tangent pattern: the
+    # rule runs once for the pattern, not once per differentiated program (was 3)
+    ran = []
+
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+    def tripled(msg, x):
+        return x * 1.0
+
+    @tripled.defjvp
+    def _rule(msg, p, t):
+        ran.append(1)
+        return tripled(msg, *p), 3.0 * t[0]
+
+    g = jax.jit(lambda y, c: y * tripled("", c).sum())
+    both = lambda y: g(y, TS) + g(1.0, y * TS)
+    rev = lambda y: g(1.0, y * TS) + g(y, TS)
+    assert float(jax.grad(both)(1.0)) == 2.0 and len(ran) == 1
+    assert float(jax.grad(rev)(1.0)) == 2.0 and len(ran) == 1
+    assert float(jax.jit(jax.grad(both))(1.0)) == 2.0 and len(ran) == 1
