@@ -43,7 +43,7 @@ from .stages import out_structs as _out_structs, typed_staging as _typed_staging
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
-from . import ad_frames as _ad_frames, eager_outputs as _eager_outputs
+from . import ad_frames as _ad_frames, eager_outputs as _eager_outputs, op_by_op as _op_by_op
 from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens, hi_values as _hi
 from .jit_ordered import OrderedEntry as _OrderedEntry, has_ordered_effects as _has_ordered_effects
 from .traceback_util import (at_boundary as _at_boundary, boundary as _boundary,
@@ -179,7 +179,8 @@ class Jitted(StagedCallable):
             donated = _used_donations(closed, self._donated(dyn_args, dyn_kwargs, statics),
                                       self._keep_unused)
             name = getattr(self.fun, "__name__", "fn")
-            options = self._options.compiler_options if self._options is not None else ()
+            options = (self._options.compiler_options if self._options is not None else ()) + (
+                _op_by_op.compile_options(closed) if self._eager else ())   # (16-bit rounding)
             # (an eager transformation's program keeps its constants parameters)
             with stablehlo.constants_as_parameters(self._eager):
                 if _host_memory.involved(self._shardings, leaves, closed):   # memory kinds

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 
-__all__ = ["function_builder", "values", "stages_function", "known_values"]
+__all__ = ["function_builder", "values", "stages_function", "known_values", "compile_options"]
 
 
 @contextmanager
@@ -97,6 +97,41 @@ def _constant_value(b, t):
         return v.val.item() if v.aval.weak_type else np.asarray(v.val, v.aval.dtype)
     entry = b.consts.get(b.const_ids.get(v))
     return None if entry is None else entry[1]
+
+
+# XLA computes a 16-bit float operation in float32 and may keep that excess precision
+# across operations of one program; JAX's op-by-op evaluation rounds after each one
+_NARROW = (np.dtype(dtypes.bfloat16), np.dtype(np.float16))
+# operations whose 16-bit results are exact either way (they move or pick values)
+_EXACT = frozenset({"select_n", "convert_element_type", "broadcast_in_dim", "reshape",
+                    "squeeze", "transpose", "concatenate", "slice", "dynamic_slice",
+                    "dynamic_update_slice", "gather", "pad", "rev", "copy", "iota", "neg",
+                    "abs"})
+
+
+def compile_options(closed) -> tuple:
+    """The compile options of an eager transformation's program `closed`: excess
+    precision off when it computes with 16-bit floats, so each such operation rounds
+    as JAX's op-by-op evaluation does -- unless an inner `jit` computes with them (JAX
+    compiles its equation whole, keeping XLA's excess precision inside it)."""
+    narrow = False
+    for eqn in core.all_eqns(closed):
+        if eqn.primitive.name == "jit" and _computes_narrow(eqn.params["jaxpr"]):
+            return ()
+        narrow = narrow or _narrow_result(eqn)
+    return (("xla_allow_excess_precision", False),) if narrow else ()
+
+
+def _narrow_result(eqn) -> bool:
+    """Whether `eqn` computes a 16-bit float (a call's body is walked on its own)."""
+    if eqn.primitive.name in _EXACT or any(True for _ in core.sub_jaxprs(eqn.params)):
+        return False
+    return any(
+        getattr(getattr(v, "aval", None), "dtype", None) in _NARROW for v in eqn.outvars)
+
+
+def _computes_narrow(jaxpr) -> bool:
+    return any(_narrow_result(e) for e in core.all_eqns(jaxpr))
 
 
 core.op_by_op_values = values
