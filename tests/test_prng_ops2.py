@@ -82,3 +82,14 @@ def test_plain_data_is_no_key():
     with pytest.raises(TypeError, match="random_bits takes typed PRNG keys"):
         jax.make_jaxpr(lambda d: random_bits_p.bind(d, bit_width=32, shape=()))(
             np.zeros(2, np.uint32))
+
+
+def test_vmap_with_an_unbatched_key_or_a_moved_axis_is_jax():
+    # (the batch rule broadcasts / moves the keys and types them as keys again)
+    ks = r.split(r.key(4), 2)
+    got = jax.vmap(r.fold_in, in_axes=(None, 0))(ks[0], jnp.arange(2, dtype=jnp.uint32))
+    assert kd(got).tolist() == [[790831124, 2766039447], [603487872, 4092817842]]
+    got = kd(jax.vmap(jax.vmap(r.split), in_axes=1)(r.split(r.key(5), (2, 3))))
+    assert got[:, 1].tolist() == [[[3428970737, 3503630209], [626509434, 2912031311]],
+                                  [[3796207017, 859920493], [1573955797, 4203984149]],
+                                  [[4156252085, 3642490124], [181618951, 1070042423]]]

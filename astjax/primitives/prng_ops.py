@@ -25,6 +25,7 @@ from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, JAXTypeError
 from ..ir import KeyDataAval
+from .prng_keys import type_as_keys
 from .base import lax_ops, lower_inline, lowering_from, moveaxis, nondiff, register
 
 __all__ = ["random_seed_p", "random_seed", "random_split_p", "random_split",
@@ -157,9 +158,14 @@ def _split_abstract_eval(keys, *, shape):
     return KeyDataAval.of(data, impl, len(kshape))
 
 
+def _keys_first(keys, dim):
+    """Batched typed keys with the batch axis first, typed as the keys they hold."""
+    impl = keys.aval.impl
+    return keys if dim == 0 else type_as_keys(moveaxis(keys, dim, 0), impl)
+
+
 def _split_batch(args, dims, *, shape):
-    x = args[0] if dims[0] == 0 else moveaxis(args[0], dims[0], 0)
-    return core.bind(random_split_p, x, shape=shape), 0
+    return core.bind(random_split_p, _keys_first(args[0], dims[0]), shape=shape), 0
 
 
 random_split_p = core.new_primitive("random_split")
@@ -188,8 +194,9 @@ def _fold_in_batch(args, dims):
     # broadcasts by itself), the other axes aligned from the end as the rule broadcasts
     lax = lax_ops()
     keys, msgs = args
+    impl = keys.aval.impl
     n = next(x.shape[d] for x, d in zip(args, dims) if d is not None)
-    kn = core.get_aval(keys).key_ndim
+    kn = len(impl.key_shape)
     if dims[0] is None:
         keys = lax.broadcast_in_dim(keys, (n,) + tuple(keys.shape),
                                     tuple(range(1, keys.ndim + 1)))
@@ -202,7 +209,7 @@ def _fold_in_batch(args, dims):
         msgs = lax.reshape(msgs, (n,) + (1,) * (lead - m) + tuple(msgs.shape[1:]))
     elif m > lead:
         keys = lax.reshape(keys, (n,) + (1,) * (m - lead) + tuple(keys.shape[1:]))
-    return core.bind(random_fold_in_p, keys, msgs), 0
+    return core.bind(random_fold_in_p, type_as_keys(keys, impl), msgs), 0
 
 
 random_fold_in_p = core.new_primitive("random_fold_in")
@@ -221,7 +228,7 @@ def _bits_abstract_eval(keys, *, bit_width, shape):
 
 
 def _bits_batch(args, dims, *, bit_width, shape):
-    x = args[0] if dims[0] == 0 else moveaxis(args[0], dims[0], 0)
+    x = _keys_first(args[0], dims[0])
     return core.bind(random_bits_p, x, bit_width=bit_width, shape=shape), 0
 
 
