@@ -37,6 +37,7 @@ from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, Jaxp
 from .axis_env import (AxisFrame, axis_frame, axis_frames, axis_size,  # noqa: F401
                        extend_axis_env, innermost_axis_name)
 from .ir import HostShapedArray, memory_space_rule, host_avals_seen as _host_avals_seen  # noqa: F401
+from .ir import KeyDataAval as _KeyDataAval
 
 # --------------------------------------------------------------------------- avals
 
@@ -749,6 +750,8 @@ def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None, literal=None
         env[v] = x
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
+        if eqn.primitive in KEY_TYPE_READERS and interpret_eqn is not None:   # (staging)
+            type_keys_as(eqn.invars, ins)
         if interpret_eqn is None:
             outs = rule(eqn.primitive, "impl", eqn.source_info)(*ins, **eqn.params)
         else:
@@ -757,6 +760,25 @@ def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None, literal=None
         for v, x in zip(eqn.outvars, outs):
             env[v] = x
     return [read(a) for a in jaxpr.outvars]
+
+
+# the primitives that read their keys' implementation from the operand's type
+# (`primitives/prng_ops.py` adds them); an interpreter re-binding one of them types its
+# operands as the equation's (`type_keys_as`)
+KEY_TYPE_READERS: set = set()
+
+
+def type_keys_as(variables, values):
+    """Type each staged value bound to a typed-key variable of an interpreted program as
+    those keys, in place (an outer value can hold the same data untyped): the key
+    primitives (`random_split`, ...) read the implementation from their operand's type."""
+    for v, x in zip(variables, values):
+        aval = getattr(v, "aval", None)
+        if type(aval) is _KeyDataAval and isinstance(x, Tracer) and isinstance(x._var, Var):
+            have, k = x._var.aval, aval.key_ndim
+            if (type(have) is ShapedArray and have.dtype == aval.dtype and not have.weak_type
+                    and have.shape[len(have.shape) - k:] == aval.shape[len(aval.shape) - k:]):
+                x._var.aval = _KeyDataAval.of(have, aval.impl, k)
 
 
 def eval_closed(cj: ClosedJaxpr, *args):

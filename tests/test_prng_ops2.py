@@ -93,3 +93,13 @@ def test_vmap_with_an_unbatched_key_or_a_moved_axis_is_jax():
     assert got[:, 1].tolist() == [[[3428970737, 3503630209], [626509434, 2912031311]],
                                   [[3796207017, 859920493], [1573955797, 4203984149]],
                                   [[4156252085, 3642490124], [181618951, 1070042423]]]
+
+
+def test_transformations_re_binding_the_key_primitives_type_their_keys():
+    # the re-staging interpreters (AD's linearize / inline, pmap's inline) bind the
+    # primitives on values whose type the outer program lost (a sliced key): typed again
+    k0 = r.key(3)
+    got = jax.jit(jax.grad(lambda x, k: x * r.normal(r.split(k, 3)[2])))(1.0, k0)
+    np.testing.assert_array_equal(got, np.float32(-0.5877813696861267))
+    assert jax.pmap(lambda k: r.bits(k, (2,)))(r.split(k0, 1)).tolist() == [[37346497,
+                                                                          188929330]]

@@ -31,8 +31,6 @@ import numpy as np
 from astjax import core
 from astjax.core import Literal, ShapedArray, bind
 from astjax.errors import ArgumentTypeError, ShapeError, caller_location
-from astjax.ir import KeyDataAval
-from astjax.primitives.prng_keys import type_as_keys
 
 not_mapped = None
 
@@ -63,15 +61,6 @@ def _read_literal(lit: Literal):
     return np.asarray(lit.val, lit.aval.dtype)[()] if lit.aval.ndim == 0 else lit.val
 
 
-def _type_keys(vals, invars):
-    """A staged value read for a typed-key variable, typed as those keys (an outer value
-    of the batched program holds the same data untyped): the key primitives read the
-    implementation from their operand's type."""
-    for x, v in zip(vals, invars):
-        if type(getattr(v, "aval", None)) is KeyDataAval:
-            type_as_keys(x, v.aval.impl)
-
-
 def batch_jaxpr(closed, in_dims, axis_size, axis_name, args):
     """Stage the batched version of `closed` into the current builder.
 
@@ -98,7 +87,8 @@ def batch_jaxpr(closed, in_dims, axis_size, axis_name, args):
             vals = [x for x, _ in ins]
             dims = [d for _, d in ins]
             prim = eqn.primitive
-            _type_keys(vals, eqn.invars)
+            if prim in core.KEY_TYPE_READERS:
+                core.type_keys_as(eqn.invars, vals)
             if all(d is not_mapped for d in dims) and not prim.always_batch:
                 with core.source_info_context(eqn.source_info.replace(phase="batched")):
                     outs = bind(prim, *vals, **eqn.params)

@@ -239,6 +239,9 @@ register(random_bits_p, impl=_eager(random_bits_p), abstract_eval=_bits_abstract
 nondiff(random_bits_p)
 
 
+core.KEY_TYPE_READERS.update((random_split_p, random_fold_in_p, random_bits_p))
+
+
 def _typed(x):
     return isinstance(x, core.Tracer) and isinstance(getattr(x, "aval", None), KeyDataAval)
 
