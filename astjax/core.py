@@ -33,11 +33,10 @@ from .trace_state import (ParamDict, Trace, Value, _state, ensure_compile_time_e
 from .trace_state import push_builder as _push_builder, pop_builder as _pop_builder
 from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
                  Literal, ShapedArray, TokenAval, Var, abstract_token, all_eqns, check_jaxpr,
-                 map_sub_jaxprs, sub_jaxprs)
+                 map_sub_jaxprs, sub_jaxprs, KEY_TYPE_READERS, type_keys_as)
 from .axis_env import (AxisFrame, axis_frame, axis_frames, axis_size,  # noqa: F401
                        extend_axis_env, innermost_axis_name)
 from .ir import HostShapedArray, memory_space_rule, host_avals_seen as _host_avals_seen  # noqa: F401
-from .ir import KeyDataAval as _KeyDataAval
 
 # --------------------------------------------------------------------------- avals
 
@@ -738,7 +737,6 @@ def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None, literal=None
     """Evaluate `jaxpr`; by default with the NumPy reference rules (impl). `literal`
     (a Literal -> its value) reads literals; by default their `val`."""
     env: dict[Var, Any] = {}
-
     def read(a):
         if isinstance(a, Literal):
             return a.val if literal is None else literal(a)
@@ -750,8 +748,6 @@ def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None, literal=None
         env[v] = x
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
-        if eqn.primitive in KEY_TYPE_READERS and interpret_eqn is not None:   # (staging)
-            type_keys_as(eqn.invars, ins)
         if interpret_eqn is None:
             outs = rule(eqn.primitive, "impl", eqn.source_info)(*ins, **eqn.params)
         else:
@@ -760,25 +756,6 @@ def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None, literal=None
         for v, x in zip(eqn.outvars, outs):
             env[v] = x
     return [read(a) for a in jaxpr.outvars]
-
-
-# the primitives that read their keys' implementation from the operand's type
-# (`primitives/prng_ops.py` adds them); an interpreter re-binding one of them types its
-# operands as the equation's (`type_keys_as`)
-KEY_TYPE_READERS: set = set()
-
-
-def type_keys_as(variables, values):
-    """Type each staged value bound to a typed-key variable of an interpreted program as
-    those keys, in place (an outer value can hold the same data untyped): the key
-    primitives (`random_split`, ...) read the implementation from their operand's type."""
-    for v, x in zip(variables, values):
-        aval = getattr(v, "aval", None)
-        if type(aval) is _KeyDataAval and isinstance(x, Tracer) and isinstance(x._var, Var):
-            have, k = x._var.aval, aval.key_ndim
-            if (type(have) is ShapedArray and have.dtype == aval.dtype and not have.weak_type
-                    and have.shape[len(have.shape) - k:] == aval.shape[len(aval.shape) - k:]):
-                x._var.aval = _KeyDataAval.of(have, aval.impl, k)
 
 
 def eval_closed(cj: ClosedJaxpr, *args):
@@ -811,6 +788,7 @@ def _weak_literal(lit: Literal):
 
 
 def _rebind(eqn, ins):
+    eqn.primitive in KEY_TYPE_READERS and type_keys_as(eqn.invars, ins)   # (typed keys)
     with source_info_context(eqn.source_info):
         return bind(eqn.primitive, *ins, **eqn.params)
 
