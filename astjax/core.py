@@ -33,7 +33,7 @@ from .trace_state import (ParamDict, Trace, Value, _state, ensure_compile_time_e
 from .trace_state import push_builder as _push_builder, pop_builder as _pop_builder
 from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
                  Literal, ShapedArray, TokenAval, Var, abstract_token, all_eqns, check_jaxpr,
-                 map_sub_jaxprs, sub_jaxprs)
+                 map_sub_jaxprs, sub_jaxprs, KEY_TYPE_READERS, type_keys_as)
 from .axis_env import (AxisFrame, axis_frame, axis_frames, axis_size,  # noqa: F401
                        extend_axis_env, innermost_axis_name)
 from .ir import HostShapedArray, memory_space_rule, host_avals_seen as _host_avals_seen  # noqa: F401
@@ -737,7 +737,6 @@ def eval_reference(jaxpr: Jaxpr, consts, *args, interpret_eqn=None, literal=None
     """Evaluate `jaxpr`; by default with the NumPy reference rules (impl). `literal`
     (a Literal -> its value) reads literals; by default their `val`."""
     env: dict[Var, Any] = {}
-
     def read(a):
         if isinstance(a, Literal):
             return a.val if literal is None else literal(a)
@@ -789,6 +788,7 @@ def _weak_literal(lit: Literal):
 
 
 def _rebind(eqn, ins):
+    eqn.primitive in KEY_TYPE_READERS and type_keys_as(eqn.invars, ins)   # (typed keys)
     with source_info_context(eqn.source_info):
         return bind(eqn.primitive, *ins, **eqn.params)
 

@@ -193,6 +193,25 @@ class KeyDataAval(ShapedArray):
     __hash__ = ShapedArray.__hash__
 
 
+# the primitives that read their keys' implementation from the operand's type
+# (`primitives/prng_ops.py` adds them); an interpreter re-binding one of them types its
+# operands as the equation's (`type_keys_as`)
+KEY_TYPE_READERS: set = set()
+
+
+def type_keys_as(variables, values):
+    """Type each staged value bound to a typed-key variable of an interpreted program as
+    those keys, in place (an outer value can hold the same data untyped): the key
+    primitives (`random_split`, ...) read the implementation from their operand's type."""
+    for v, x in zip(variables, values):
+        aval = getattr(v, "aval", None)
+        if type(aval) is KeyDataAval and isinstance(getattr(x, "_var", None), Var):
+            have, k = x._var.aval, aval.key_ndim   # (x: a staged value, `core.Tracer`)
+            if (type(have) is ShapedArray and have.dtype == aval.dtype and not have.weak_type
+                    and have.shape[len(have.shape) - k:] == aval.shape[len(aval.shape) - k:]):
+                x._var.aval = KeyDataAval.of(have, aval.impl, k)
+
+
 # the types every pass reads as the plain physical one (equal to it): a subclass that
 # only annotates what the data means for printing and AD (`primitives/edtypes.py`'s
 # extended-dtype data) adds itself with `register_physical`

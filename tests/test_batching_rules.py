@@ -358,6 +358,8 @@ def test_cases_cover_the_rules():
                  "linear_call", "threefry2x32",
                  # nested vmap of key(seed) vs the seeds' key data: tests/test_prng_ops.py
                  "random_seed",
+                 # vmap of split / fold_in / bits vs JAX's stored values: test_prng_ops2.py
+                 "random_split", "random_fold_in", "random_bits",
                  # vmap vs elementwise calls: tests/test_special_more.py
                  "zeta", "bessel_i0e", "bessel_i1e",
                  # vmap over b and the matrix vs JAX's stored values: tests/test_custom_solves.py

@@ -127,6 +127,8 @@ def jvp_interpret(jaxpr, consts, primals, tangents):
 
     for eqn in jaxpr.eqns:
         ps = [read_atom(penv, a) for a in eqn.invars]
+        if eqn.primitive in core.KEY_TYPE_READERS:
+            core.type_keys_as(eqn.invars, ps)
         ts = [read_t(a) for a in eqn.invars]
         pout, tout = jvp_eqn(eqn, ps, ts)
         for v, p, t in zip(eqn.outvars, pout, tout):
@@ -273,7 +275,7 @@ def _backward_pass(jaxpr, consts, linear, args, cts_out):
             lin_eqns.append(eqn)
         else:
             with core.source_info_context(_info(eqn, "backward")):
-                outs = bind(eqn.primitive, *[read_atom(env, a) for a in eqn.invars], **eqn.params)
+                outs = bind(eqn.primitive, *_operands(env, eqn), **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
             for v, o in zip(eqn.outvars, outs):
                 env[v] = o
@@ -403,6 +405,14 @@ def transpose_jaxpr(closed: core.ClosedJaxpr, linear, zero_cts=None):
 # ----------------------------------------------------------------------- inlining
 
 
+def _operands(env, eqn):
+    """An equation's operands read from `env`, a key primitive's typed as its keys."""
+    ins = [read_atom(env, a) for a in eqn.invars]
+    if eqn.primitive in core.KEY_TYPE_READERS:
+        core.type_keys_as(eqn.invars, ins)
+    return ins
+
+
 def inline(closed_or_jaxpr, args, consts=None, phase=None):
     """Re-stage a jaxpr into the current builder, marking equations with `phase`."""
     if isinstance(closed_or_jaxpr, core.ClosedJaxpr):
@@ -421,7 +431,7 @@ def inline(closed_or_jaxpr, args, consts=None, phase=None):
         if phase is not None and info.phase in (None, "tangent"):
             info = _info(eqn, phase)
         with core.source_info_context(info):
-            outs = bind(eqn.primitive, *[read_atom(env, a) for a in eqn.invars], **eqn.params)
+            outs = bind(eqn.primitive, *_operands(env, eqn), **eqn.params)
         outs = outs if eqn.primitive.multiple_results else [outs]
         for v, o in zip(eqn.outvars, outs):
             env[v] = o

@@ -87,6 +87,8 @@ def batch_jaxpr(closed, in_dims, axis_size, axis_name, args):
             vals = [x for x, _ in ins]
             dims = [d for _, d in ins]
             prim = eqn.primitive
+            if prim in core.KEY_TYPE_READERS:
+                core.type_keys_as(eqn.invars, vals)
             if all(d is not_mapped for d in dims) and not prim.always_batch:
                 with core.source_info_context(eqn.source_info.replace(phase="batched")):
                     outs = bind(prim, *vals, **eqn.params)

@@ -61,7 +61,7 @@ def _wrap_abstract_eval(x, *, impl):
     if not _is_data_of(x, impl):
         raise DTypeError(f"random_wrap: key data of {impl.name} must be uint32[..., "
                          f"{', '.join(map(str, impl.key_shape))}], got {x.str_short(True)}")
-    return KeyDataAval.of(x, impl.tag, len(impl.key_shape))
+    return KeyDataAval.of(x, impl, len(impl.key_shape))
 
 
 random_wrap_p = core.new_primitive("random_wrap")
@@ -113,5 +113,5 @@ def type_as_keys(data, impl):
             and not isinstance(data._var.aval, KeyDataAval)):
         aval = data._var.aval
         if _is_data_of(aval, impl):
-            data._var.aval = KeyDataAval.of(aval, impl.tag, len(impl.key_shape))
+            data._var.aval = KeyDataAval.of(aval, impl, len(impl.key_shape))
     return data

@@ -79,6 +79,16 @@ class PRNGImpl(NamedTuple):
         key's split from the batch's first key, by its batching rule, as in JAX)."""
         return vmap(_Direct(lambda k: self.split(k, tuple(shape))))(keys)
 
+    def fold_in_each(self, keys, msgs):
+        """Every key of `keys` (data `uint32[n, *key_shape]`) with its own uint32 of
+        `msgs` (`uint32[n]`) folded in: `fold_in` `vmap`ped over both."""
+        return vmap(_Direct(self.fold_in))(keys, msgs)
+
+    def bits_each(self, keys, bit_width, shape):
+        """`bit_width`-bit random bits of `shape` from every key of `keys` (data
+        `uint32[n, *key_shape]`): `random_bits` `vmap`ped over the keys."""
+        return vmap(_Direct(lambda k: self.random_bits(k, bit_width, tuple(shape))))(keys)
+
 
 class PRNGSpec:
     """A handle on a PRNG implementation (what `define_prng_impl` returns and

@@ -30,6 +30,7 @@ from ..api import ShapeDtypeStruct
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError
 from ..ir import ShapedArray
 from ..primitives.edtypes import ExtendedAval, squeeze_axes
+from ..primitives import prng_ops as _ops
 from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
 from . import key_reuse as _kr
 from .impls import PRNGImpl, default_impl, threefry_prng_impl
@@ -328,18 +329,21 @@ def data_of(keys):
 
 
 def random_bits(key, bit_width, shape):
-    """`bit_width`-bit random bits of `shape` from one typed key, by its implementation."""
-    return key._impl.random_bits(data_of(key), bit_width, tuple(shape))
+    """`bit_width`-bit random bits of `shape` from one typed key, by its implementation
+    (staged: JAX's `random_bits` equation on the key)."""
+    return _ops.random_bits(key._base, bit_width, tuple(shape), key._impl)
 
 
 def split(key, shape):
-    """Typed keys of `shape` split from one typed key, by its implementation."""
-    return PRNGKeyArray(key._impl.split(data_of(key), tuple(shape)), key._impl)
+    """Typed keys of `shape` split from one typed key, by its implementation (staged:
+    JAX's `random_split` equation)."""
+    return PRNGKeyArray(_ops.random_split(key._base, tuple(shape), key._impl), key._impl)
 
 
 def fold_in(key, data):
-    """One typed key: `key` with the uint32 scalar `data` folded in, by its implementation."""
-    return PRNGKeyArray(key._impl.fold_in(data_of(key), data), key._impl)
+    """One typed key: `key` with the uint32 scalar `data` folded in, by its implementation
+    (staged: JAX's `random_fold_in` equation)."""
+    return PRNGKeyArray(_ops.random_fold_in(key._base, data, key._impl), key._impl)
 
 
 class _KeysAt:

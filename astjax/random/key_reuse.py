@@ -152,6 +152,10 @@ _FORWARD = frozenset({"broadcast_in_dim", "copy", "convert_element_type", "resha
                       "squeeze", "dynamic_slice", "gather",
                       "sharding_constraint", "device_put", "optimization_barrier"})
 _NOTHING = frozenset({"random_unwrap", "eq", "ne", "debug_callback", "debug_print"})
+# the key primitives: their operand's consumption is the marked `random_unwrap` that
+# `consume` puts before them (the public split / fold_in / samplers), so they add none;
+# split's and fold_in's keys are fresh (JAX's Source)
+_DRAWS = frozenset({"random_split", "random_fold_in", "random_bits"})
 
 
 def _slice_sig(eqn):
@@ -278,6 +282,8 @@ def _eqn_sig(eqn):
         return Sig(sources={i: False for i, v in enumerate(eqn.outvars) if _is_key(v)})
     if name in _NOTHING:
         return Sig()
+    if name in _DRAWS:
+        return Sig(sources={0: False} if _is_key(eqn.outvars[0]) else {})
     if name in _FORWARD:
         return Sig(forwards={0: 0})
     if name == "slice":
