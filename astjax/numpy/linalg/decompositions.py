@@ -534,7 +534,14 @@ def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):  # noqa: N803
 
 def lstsq(a, b, rcond=None, *, numpy_resid=False):
     """(x, residuals, rank, s) of the least-squares problem a x = b (2-D a), by SVD."""
-    a, b = promote_dtypes_inexact(asarray_operand(a), asarray_operand(b))
+    a, b = asarray_operand(a), asarray_operand(b)
+    if numpy_resid:
+        return _lstsq(a, b, rcond, numpy_resid=True)
+    return _lstsq_call(a, b, rcond)
+
+
+def _lstsq(a, b, rcond, numpy_resid):
+    a, b = promote_dtypes_inexact(a, b)
     sa, sb = _shape(a), _shape(b)
     if sa[0] != sb[0]:
         raise ShapeValueError("Leading dimensions of input arrays must match")
@@ -563,10 +570,25 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     uTb = _matmul(_mH(u), b, precision=lax.Precision.HIGHEST)  # noqa: N806
     x = _matmul(_mH(vt), uf.multiply(s_inv, uTb), precision=lax.Precision.HIGHEST)
     r = uf.subtract(b, _matmul(a, x, precision=lax.Precision.HIGHEST))
-    resid = _sum(uf.real(uf.multiply(r, uf.conjugate(r))), axis=0)
-    if numpy_resid and m <= n:  # NumPy returns no residuals here
+    # JAX's `norm(r, axis=0) ** 2`: the square of a square root, not the sum itself
+    resid = lax.integer_pow(_column_norm(r), 2)
+    # NumPy returns no residuals here (a rank under jit: JAX's concretization error)
+    if numpy_resid and (m <= n or bool(uf.less(rank, n))):
         resid = asarray(np.zeros((0,), _dt(resid)))
     if vec:
         x = lax.reshape(x, (n,))
     return x, resid, rank, s
 
+
+# compiled and a nested call, as JAX's jitted `norm` (its eager digits: the products
+# fused into the sum)
+@library_jit(keep_call=True)
+def _column_norm(r):
+    return uf.sqrt(_sum(uf.real(uf.multiply(r, uf.conjugate(r))), axis=0))
+
+
+# a nested call, as JAX's jitted lstsq: reverse mode sums a's cotangents (from the SVD
+# and the residuals' product) inside it, in JAX's order
+@library_jit(keep_call=True)
+def _lstsq_call(a, b, rcond):
+    return _lstsq(a, b, rcond, numpy_resid=False)
