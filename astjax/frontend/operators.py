@@ -294,8 +294,7 @@ def _holds_staged(value, depth=2) -> bool:
     one, `depth` levels deep), or an iterator among them (what it yields cannot be seen
     without consuming it, so it counts)."""
     for leaf in tree_util.tree_leaves(value):
-        if isinstance(leaf, core.Tracer) or (hasattr(leaf, "__next__")
-                                             and not isinstance(leaf, type)):
+        if isinstance(leaf, core.Tracer) or hasattr(type(leaf), "__next__"):
             return True
         if depth <= 0 or isinstance(leaf, (type, types.ModuleType, str, bytes, int, float,
                                            complex, bool)):
