@@ -513,7 +513,9 @@ class ShardingTypeError(AstjaxError):
 
 
 class SideEffectWarning(UserWarning):
-    """A staged function mutates a Python object it does not own."""
+    """A staged function stores a staged value in a Python object it does not own (the
+    object keeps a tracer: the store runs once, while staging). A store of Python
+    values only runs once per trace, as in JAX, and does not warn."""
 
 
 class NoSourceWarning(UserWarning):

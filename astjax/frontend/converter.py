@@ -16,8 +16,9 @@ Rewrites (each a small visitor method, AutoGraph-style):
 - a class definition: its body is plain Python, its methods are converted as
   nested functions;
 - unsupported syntax -> `UnsupportedSyntaxError` at its position;
-- a mutating method call on an object the function does not own -> a warning when it
-  runs while staging (`operators.mutation`);
+- a mutating method call on (or an item store into) an object the function does not
+  own -> a warning when it stores a staged value while staging (`operators.mutation`,
+  `operators.store_into`);
 - `except ...:` -> `ag__.caught()` first in the handler, `with cm:` -> `with
   ag__.guarded_with(cm):`: an astjax error user code catches while a loop is staged
   once as a trial makes the loop unroll (`trials`).
@@ -207,7 +208,11 @@ class Converter(astbridge.Transformer):
             return node
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "ag__":
             return node
-        self._check_side_effect(node)
+        owner = self._side_effect_owner(node)
+        if owner is not None:    # `obj.append(v)` -> `ag__.mutation('obj', obj.append, v)`
+            return astbridge.copy_location(_call(ag_attr("mutation"),
+                                                 [const(owner), node.func] + node.args,
+                                                 node.keywords), node)
         return astbridge.copy_location(_call(ag_attr("call"), [node.func] + node.args,
                                              node.keywords), node)
 
@@ -223,22 +228,22 @@ class Converter(astbridge.Transformer):
         if owner:
             node.args = [name_load("__class__"), name_load(owner)]
 
-    def _check_side_effect(self, node):
-        """`obj.append(...)` (a mutating method) on a name this function does not own
-        (not a local of any enclosing converted scope) -> `ag__.mutation(obj.append,
-        'obj')`: whether it is a side effect on a Python object is decided when it
-        runs. It warns when it runs while staging; a nested function passed to a host
-        callback runs it on every call of the compiled function (no builder then), so
-        it does not warn there. A static check here could not tell the two apart."""
+    def _side_effect_owner(self, node):
+        """For `obj.append(...)` (a mutating method) on a name this function does not
+        own (not a local of any enclosing converted scope), the name `obj`; else None.
+        The call becomes `ag__.mutation('obj', obj.append, ...)`, which decides when it
+        runs whether it stores a staged value in a Python object (it warns then, while
+        staging); a nested function passed to a host callback runs it on every call of
+        the compiled function (no builder then), so it does not warn there. A static
+        check here could tell neither apart."""
         f = node.func
         if not (isinstance(f, gast.Attribute) and f.attr in _MUTATORS
                 and isinstance(f.value, gast.Name)):
-            return
+            return None
         name = f.value.id
         if any(name in scope for scope in self.scopes):
-            return
-        node.func = ast.copy_location(
-            gast.Call(func=ag_attr("mutation"), args=[f, const(name)], keywords=[]), f)
+            return None
+        return name
 
     # -- globals -------------------------------------------------------------------
     # An assignment to a name the function declares `global` stores into the module
@@ -255,6 +260,8 @@ class Converter(astbridge.Transformer):
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         t = node.target
+        if isinstance(t, gast.Subscript):
+            return self._check_setitem(node)
         if not (isinstance(t, gast.Name) and t.id in self.globals[-1]):
             return node
         # `g += v` -> `g = ag__.global_store(ag__.augmented('iadd', g, v), ('g',))`
@@ -365,14 +372,16 @@ class Converter(astbridge.Transformer):
         return node
 
     def _check_setitem(self, node):
-        """`obj[k] = v` on a name this function does not own: `ag__.store_into(obj,
-        'obj')` runs first and warns when it runs while staging (as `mutation`)."""
-        v = node.targets[0].value
+        """`obj[k] = v` (or `obj[k] op= v`) on a name this function does not own ->
+        `obj[k] = ag__.store_into(v, obj, 'obj')`: it warns when a staged value goes
+        into a Python container while staging (as `mutation`). `v` is evaluated
+        first, then `obj`, as Python evaluates the statement."""
+        t = node.targets[0] if isinstance(node, gast.Assign) else node.target
+        v = t.value
         if isinstance(v, gast.Name) and not any(v.id in s for s in self.scopes):
-            check = gast.Expr(value=gast.Call(func=ag_attr("store_into"),
-                                              args=[name_load(v.id), const(v.id)],
-                                              keywords=[]))
-            return [ast.copy_location(check, node), node]
+            node.value = astbridge.copy_location(
+                _call(ag_attr("store_into"), [node.value, name_load(v.id), const(v.id)]),
+                node.value)
         return node
 
 

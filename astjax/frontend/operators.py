@@ -288,18 +288,55 @@ def _warn_once(loc, message):
         warn_at(loc, message)
 
 
-def mutation(method, owner_name):
-    """`owner.append` (any mutating method name) where `owner` is not a local of the
-    converted function: warn, at the user's line, when it runs while staging on a
-    Python container -- it then happens once, not on every call. Code run outside
-    staging (a host callback's function, at run time) is not warned about."""
-    if core.current_builder() is not None and isinstance(getattr(method, "__self__", None),
-                                                         _CONTAINERS):
-        _warn_once(user_location(), f"side effect: `{owner_name}.{method.__name__}(...)` changes "
-                                 f"a Python object that this staged function does not own; "
-                                 f"it runs once, while staging, not on every call (values "
-                                 f"stored there are staged values). Return the value instead.")
-    return method
+def _holds_staged(value, depth=2) -> bool:
+    """Whether a staged value flows into a store of `value`: a Tracer among its pytree
+    leaves, in the attributes or closure cells of a leaf (an object or function keeping
+    one, `depth` levels deep), or an iterator among them (what it yields cannot be seen
+    without consuming it, so it counts)."""
+    for leaf in tree_util.tree_leaves(value):
+        if isinstance(leaf, core.Tracer) or hasattr(type(leaf), "__next__"):
+            return True
+        if depth <= 0 or isinstance(leaf, (type, types.ModuleType, str, bytes, int, float,
+                                           complex, bool)):
+            continue
+        if isinstance(leaf, types.FunctionType):
+            inner = [c.cell_contents for c in leaf.__closure__ or ()
+                     if _cell_filled(c)]
+        else:
+            inner = list(getattr(leaf, "__dict__", {}).values())
+        if inner and _holds_staged(inner, depth - 1):
+            return True
+    return False
+
+
+def _cell_filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _stored_staged_warning(loc, what):
+    _warn_once(loc, f"side effect: {what} stores a staged value in a Python object that "
+                    f"this staged function does not own; it runs once, while staging, so "
+                    f"the object keeps a tracer, not each call's value. Return the value "
+                    f"instead.")
+
+
+def mutation(owner_name, method, /, *args, **kwargs):
+    """`owner.append(...)` (any mutating method name) where `owner` is not a local of
+    the converted function: the call, as `call` makes it. While staging, on a Python
+    container, it runs once per trace, as in JAX: silent when only Python values go
+    in (`traces.append(None)`, `calls.append(1)`: the trace-counting idiom); a warning
+    at the user's line when a staged value goes in (`_holds_staged`: the object would
+    keep a tracer). Code run outside staging (a host callback's function, at run
+    time) is not warned about."""
+    if (core.current_builder() is not None
+            and isinstance(getattr(method, "__self__", None), _CONTAINERS)
+            and _holds_staged((args, kwargs))):
+        _stored_staged_warning(user_location(), f"`{owner_name}.{method.__name__}(...)`")
+    return call(method, *args, **kwargs)
 
 
 def per_trip_effect(*candidates):
@@ -320,13 +357,14 @@ def per_trip_effect(*candidates):
     return None
 
 
-def store_into(obj, owner_name):
-    """Before `owner[k] = v` where `owner` is not a local: the same warning as
-    `mutation`, when it runs while staging on a Python container."""
-    if core.current_builder() is not None and isinstance(obj, _CONTAINERS):
-        _warn_once(user_location(), f"side effect: assigning into `{owner_name}[...]` changes a "
-                                 f"Python object that this staged function does not own; it "
-                                 f"happens once, while staging")
+def store_into(value, obj, owner_name):
+    """`value`, for `owner[k] = value` (or `owner[k] op= value`) where `owner` is not a
+    local: while staging, on a Python container, a warning when a staged value goes in
+    (as `mutation`); a Python value is stored silently, as JAX's trace stores it."""
+    if (core.current_builder() is not None and isinstance(obj, _CONTAINERS)
+            and _holds_staged(value)):
+        _stored_staged_warning(user_location(), f"assigning into `{owner_name}[...]`")
+    return value
 
 
 def global_store(value, names, elements=None, what="assigning"):
@@ -335,8 +373,8 @@ def global_store(value, names, elements=None, what="assigning"):
     is Python's store. While staging, a staged value there would escape the function
     (JAX leaks the tracer silently; Python would store every call's concrete value):
     a located EscapedTracerError (JAX's UnexpectedTracerError) before the module
-    changes. A static value is stored, with a warning: it happens once, while
-    staging, not on every call. Every binding form goes through here (`=`, `+=`,
+    changes. A static value is stored silently: once per trace, as JAX's trace
+    stores it (the `global n; n += 1` trace counter). Every binding form goes through here (`=`, `+=`,
     `:=`, `with ... as`, `import ... as`; `del` with `what="deleting"`)."""
     if core.current_builder() is None:
         return value
@@ -352,8 +390,6 @@ def global_store(value, names, elements=None, what="assigning"):
             f"{where}: it is only known when the compiled function runs, so it cannot be "
             f"stored in the module while staging", loc=user_location(),
             hint="return the value from the function and assign the global outside it")
-    _warn_once(user_location(), f"side effect: {what} the global {where} happens once, "
-                                f"while staging, not on every call of the compiled function")
     return value
 
 
