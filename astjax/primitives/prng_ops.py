@@ -109,18 +109,13 @@ def _split_data(impl, keys, *, shape):
 
 
 def _fold_in_data(impl, keys, msgs):
-    lax = lax_ops()
+    # the keys and the data broadcast against each other (NumPy's rule, as JAX's):
+    # `fold_in_each` maps over the axes where they are not broadcast
     kshape = tuple(impl.key_shape)
     lead = tuple(core.get_aval(keys).shape[:-len(kshape)])
-    mshape = tuple(core.get_aval(msgs).shape)
-    shape = tuple(np.broadcast_shapes(lead, mshape))   # (NumPy's broadcasting, as JAX's)
-    if lead != shape:
-        keys = lax.broadcast_in_dim(keys, shape + kshape, tuple(
-            range(len(shape) - len(lead), len(shape) + len(kshape))))
-    if mshape != shape:
-        msgs = lax.broadcast_in_dim(msgs, shape, tuple(
-            range(len(shape) - len(mshape), len(shape))))
-    return _over_keys(impl, keys, impl.fold_in, impl.fold_in_each, msgs)
+    if not lead and not core.get_aval(msgs).shape:
+        return impl.fold_in(keys, msgs)
+    return impl.fold_in_each(keys, msgs)
 
 
 def _bits_data(impl, keys, *, bit_width, shape):
@@ -158,14 +153,10 @@ def _split_abstract_eval(keys, *, shape):
     return KeyDataAval.of(data, impl, len(kshape))
 
 
-def _keys_first(keys, dim):
-    """Batched typed keys with the batch axis first, typed as the keys they hold."""
-    impl = keys.aval.impl
-    return keys if dim == 0 else type_as_keys(moveaxis(keys, dim, 0), impl)
-
-
 def _split_batch(args, dims, *, shape):
-    return core.bind(random_split_p, _keys_first(args[0], dims[0]), shape=shape), 0
+    # the batch axis stays where it is (JAX's rule is vectorized): an implementation
+    # drawing from its keys in order (rbg's `rng_bit_generator`) sees them as laid out
+    return core.bind(random_split_p, args[0], shape=shape), dims[0]
 
 
 random_split_p = core.new_primitive("random_split")
@@ -195,8 +186,14 @@ def _fold_in_batch(args, dims):
     lax = lax_ops()
     keys, msgs = args
     impl = keys.aval.impl
-    n = next(x.shape[d] for x, d in zip(args, dims) if d is not None)
     kn = len(impl.key_shape)
+    # as JAX's broadcasting rule: batched operands of one shape batched at one axis (and
+    # unbatched scalars) keep that axis, so unsafe_rbg's draws follow the keys' layout
+    shapes = [(tuple(keys.shape[:keys.ndim - kn]), dims[0]), (tuple(msgs.shape), dims[1])]
+    batched = [(s, d) for s, d in shapes if s]
+    if all(sd == batched[0] and sd[1] is not None for sd in batched):
+        return core.bind(random_fold_in_p, keys, msgs), batched[0][1]
+    n = next(x.shape[d] for x, d in zip(args, dims) if d is not None)
     if dims[0] is None:
         keys = lax.broadcast_in_dim(keys, (n,) + tuple(keys.shape),
                                     tuple(range(1, keys.ndim + 1)))
@@ -228,8 +225,8 @@ def _bits_abstract_eval(keys, *, bit_width, shape):
 
 
 def _bits_batch(args, dims, *, bit_width, shape):
-    x = _keys_first(args[0], dims[0])
-    return core.bind(random_bits_p, x, bit_width=bit_width, shape=shape), 0
+    # vectorized, as split: the keys' layout decides which key draws which bits
+    return core.bind(random_bits_p, args[0], bit_width=bit_width, shape=shape), dims[0]
 
 
 random_bits_p = core.new_primitive("random_bits")

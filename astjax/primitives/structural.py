@@ -505,11 +505,11 @@ def _param_source(fname, *names):
 
 
 def _squeeze_batch(args, dims, *, dimensions):
-    x, d = args[0], dims[0]
+    # the batch axis first, as JAX's rule: the layout is observable (rbg keys draw
+    # their bits in the order of the keys' data, so `k1, k2 = split(key)` needs it)
+    x = moveaxis(args[0], dims[0], 0)
     nd = _aval(x).ndim - 1
-    dimensions = [a % nd for a in dimensions]
-    return (bind(squeeze_p, x, dimensions=tuple(sorted(shift_axis(a, d) for a in dimensions))),
-            d - sum(1 for a in dimensions if a < d))
+    return bind(squeeze_p, x, dimensions=tuple(sorted(a % nd + 1 for a in dimensions))), 0
 
 
 deflinear(squeeze_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.aval.shape)])

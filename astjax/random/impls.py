@@ -80,9 +80,28 @@ class PRNGImpl(NamedTuple):
         return vmap(_Direct(lambda k: self.split(k, tuple(shape))))(keys)
 
     def fold_in_each(self, keys, msgs):
-        """Every key of `keys` (data `uint32[n, *key_shape]`) with its own uint32 of
-        `msgs` (`uint32[n]`) folded in: `fold_in` `vmap`ped over both."""
-        return vmap(_Direct(self.fold_in))(keys, msgs)
+        """Every key of `keys` (data `uint32[*shape, *key_shape]`) with the uint32 of
+        `msgs` (`uint32[*shape]`) at its place folded in: `fold_in` `vmap`ped once per
+        axis of the keys, outermost first. A size-1 axis of one side (or a whole side
+        without axes) broadcasts: that side is not mapped there, as in JAX, so
+        unsafe_rbg's `rng_bit_generator` draws from the mapped side only."""
+        kn = len(self.key_shape)
+        kshape = tuple(core.get_aval(keys).shape)
+        lead, mshape = kshape[:len(kshape) - kn], tuple(core.get_aval(msgs).shape)
+        if not lead or not mshape:
+            axes = [(None, 0)] * len(mshape) if not lead else [(0, None)] * len(lead)
+        else:
+            rank = max(len(lead), len(mshape))
+            lead, mshape = (1,) * (rank - len(lead)) + lead, (1,) * (rank - len(mshape)) + mshape
+            axes = [(0, 0) if a == b else (None, 0) if a == 1 else (0, None)
+                    for a, b in zip(lead, mshape)]
+            keys = lax.reshape(keys, tuple(a for a, (k, _) in zip(lead, axes) if k == 0)
+                               + tuple(self.key_shape))
+            msgs = lax.reshape(msgs, tuple(b for b, (_, m) in zip(mshape, axes) if m == 0))
+        f = self.fold_in
+        for ax in reversed(axes):   # (a fresh lambda per level: vmap unwraps wrappers)
+            f = vmap(_Direct(lambda k, m, inner=f: inner(k, m)), in_axes=ax)
+        return f(keys, msgs)
 
     def bits_each(self, keys, bit_width, shape):
         """`bit_width`-bit random bits of `shape` from every key of `keys` (data
