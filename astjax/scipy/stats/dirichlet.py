@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from .. import special
-from ...errors import JAXIndexError
+from ...errors import JAXIndexError as _JAXIndexError
 from ...numpy.operands import promote_dtypes_inexact as _promote_dtypes_inexact
 
 __all__ = ["logpdf", "pdf"]
@@ -16,8 +16,8 @@ def logpdf(x, alpha):
     if alpha.ndim != 1:
         raise ValueError(f"`alpha` must be one-dimensional; got alpha.shape={alpha.shape}")
     if x.ndim == 0:
-        raise JAXIndexError("dirichlet.logpdf: `x` must have at least one dimension (its "
-                            "entries run along axis 0); got a 0-d x")
+        raise _JAXIndexError("dirichlet.logpdf: `x` must have at least one dimension (its "
+                             "entries run along axis 0); got a 0-d x")
     if x.shape[0] not in (alpha.shape[0], alpha.shape[0] - 1):
         raise ValueError("`x` must have either the same number of entries as `alpha` or one "
                          f"entry fewer; got x.shape={x.shape}, alpha.shape={alpha.shape}")
