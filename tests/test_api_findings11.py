@@ -50,6 +50,8 @@ def test_dirichlet_boundary_and_errors_as_jax():
     # is JAX's IndexError (astjax raised ValueError)
     _check(st.dirichlet.logpdf(np.array([0., 1.], F32), np.array([1., 1.], F32)),
            "float32", False, -np.inf)
+    _check(st.dirichlet.logpdf(np.array([0., 1.], F32), np.array([1., 2.], F32)),
+           "float32", False, -np.inf)   # (astjax gave log 2)
     _check(st.dirichlet.logpdf(np.array([0.25, 0.75], F32), np.array([2., 3.], F32)),
            "float32", False, 0.5232489109039307)
     for f in (st.dirichlet.logpdf, st.dirichlet.pdf):
