@@ -310,7 +310,7 @@ ALLOWED = {
         "module": "jnp special",
     },
     "jax.scipy.stats.multivariate_normal": {
-        "helper": "cholesky promote solve_triangular",
+        "helper": "cholesky solve_triangular",
         "module": "jnp",
     },
     "jax.scipy.stats.nbinom": {

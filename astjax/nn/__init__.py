@@ -17,7 +17,7 @@ from ..numpy.ufuncs import asarray_operand, promote_args_inexact, where
 from ..numpy.arraylike import check_arraylike
 from ..numpy.util import canonicalize_axis, library_jit, static_int
 # scipy.special owns the softmax family (nn sits above it and re-exports)
-from ..scipy.special import _axes, logsumexp  # noqa: F401
+from ..scipy.special import _axes, _log1mexp_rule, logsumexp  # noqa: F401
 from ..scipy.special import _log_softmax as log_softmax, _softmax as softmax  # noqa: F401
 from . import initializers  # noqa: F401
 from .scaled import get_scaled_dot_general_config, scaled_dot_general, scaled_matmul  # noqa: F401
@@ -489,19 +489,6 @@ def sparse_sigmoid(x: ArrayLike) -> Array:
     """
     x = _inexact("sparse_sigmoid", x)
     return _uf.multiply(0.5, _uf.clip(_uf.add(x, 1.0), 0.0, 2.0))
-
-
-@library_jit
-def _log1mexp(x):
-    return where(_uf.less(x, float(np.log(2.0))), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
-                 _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
-
-
-# JAX's rule (`defjvps`): the tangent is g / expm1(x), not the derivative of the `where`
-# (whose branch not taken gives NaN at 0: JAX's derivative there is +-inf)
-_log1mexp_rule = _custom_jvp(_log1mexp)
-_log1mexp_rule.defjvp(lambda primals, tangents: (
-    _log1mexp_rule(primals[0]), _uf.divide(tangents[0], _uf.expm1(primals[0]))))
 
 
 def log1mexp(x: ArrayLike) -> Array:

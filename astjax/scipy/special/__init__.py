@@ -303,6 +303,19 @@ _poch.defjvps(
     lambda dm, out, z, m: _uf.multiply(_uf.multiply(digamma(_uf.add(z, m)), _poch(z, m)), dm))
 
 
+@library_jit
+def _log1mexp(x):
+    return where(_uf.less(x, float(np.log(2.0))), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
+                 _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
+
+
+# JAX's rule (`defjvps`): the tangent is g / expm1(x), not the derivative of the `where`
+# (whose branch not taken gives NaN at 0: JAX's derivative there is +-inf)
+_log1mexp_rule = _custom_jvp(_log1mexp)
+_log1mexp_rule.defjvp(lambda primals, tangents: (
+    _log1mexp_rule(primals[0]), _uf.divide(tangents[0], _uf.expm1(primals[0]))))
+
+
 def rel_entr(p, q):
     """Elementwise relative entropy `p * log(p / q)` (0 at p == 0, inf where undefined).
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
+from ..special import _log1mexp_rule as _log1mexp
 from ._util import promote, standardize
 
 __all__ = ["logpdf", "pdf", "logcdf", "cdf", "ppf", "sf", "logsf"]
@@ -36,8 +37,11 @@ def sf(x, loc=0, scale=1):
 
 
 def logsf(x, loc=0, scale=1):
-    """log P(X > x)."""
-    return jnp.log(sf(x, loc, scale))
+    """log P(X > x) = log1mexp(e^-z) (accurate where P is tiny, as JAX's); NaN for
+    scale <= 0."""
+    x, loc, scale = promote(x, loc, scale, consts=())
+    log_sf = _log1mexp(jnp.exp((loc - x) / scale))
+    return jnp.where(scale > 0, log_sf, jnp.nan)
 
 
 def ppf(q, loc=0, scale=1):
