@@ -77,9 +77,9 @@ class _Unbatched(JAXSparse):
         dtype = jnp.result_type(self.data, other)
         promoted, other = self.data.astype(dtype), other.astype(dtype)
         if other.ndim == 1:
-            return self._product(promoted, other, _coo_matvec)
+            return self._product(promoted, other, "matvec")
         if other.ndim == 2:
-            return self._product(promoted, other, _coo_matmat)
+            return self._product(promoted, other, "matmat")
         raise _NotImplemented(f"matmul with object of shape {other.shape}")
 
 
@@ -118,8 +118,9 @@ class COO(_Unbatched):
         return COO((self.data, self.col, self.row), shape=self.shape[::-1],
                    rows_sorted=self._cols_sorted, cols_sorted=self._rows_sorted)
 
-    def _product(self, data, other, kernel):
-        return kernel(data, self.row, self.col, other, shape=self.shape, transpose=False)
+    def _product(self, data, other, what):
+        return _coo_product(data, self.row, self.col, other, shape=self.shape, transpose=False,
+                            what=what)
 
 
 # JAX's COO has `@` only of the array operators
@@ -170,37 +171,28 @@ def coo_todense(mat: COO):
     return _todense(mat.data, mat.row, mat.col, shape=mat.shape)
 
 
-@_compiled("shape", "transpose")
-def _coo_matvec(data, row, col, v, *, shape, transpose):
-    _check(data.shape == row.shape == col.shape and data.dtype == v.dtype
-           and row.dtype == col.dtype and len(shape) == 2 and v.ndim == 1
-           and v.shape[0] == shape[0 if transpose else 1], "matvec")
-    if transpose:
-        row, col = col, row
-    dv = data * v[col]
-    return jnp.zeros(shape[1 if transpose else 0], dv.dtype).at[row].add(dv)
-
-
-@_compiled("shape", "transpose")
-def _coo_matmat(data, row, col, B, *, shape, transpose):
+@_compiled("shape", "transpose", "what")
+def _coo_product(data, row, col, B, *, shape, transpose, what):
+    """`mat @ B` (`mat.T @ B`) for `B` a vector (`what="matvec"`) or a matrix ("matmat")."""
     _check(data.shape == row.shape == col.shape and data.dtype == B.dtype
-           and row.dtype == col.dtype and len(shape) == 2 and B.ndim == 2
-           and B.shape[0] == shape[0 if transpose else 1], "matmat")
+           and row.dtype == col.dtype and len(shape) == 2
+           and B.ndim == (1 if what == "matvec" else 2)
+           and B.shape[0] == shape[0 if transpose else 1], what)
     if transpose:
         row, col = col, row
-    dB = data[:, None] * B[col]
-    return jnp.zeros((shape[1 if transpose else 0], B.shape[1]), dB.dtype).at[row].add(dB)
+    dB = data.reshape(data.shape + (1,) * (B.ndim - 1)) * B[col]
+    return jnp.zeros((shape[1 if transpose else 0],) + B.shape[1:], dB.dtype).at[row].add(dB)
 
 
 def coo_matvec(mat: COO, v, transpose: bool = False):
     """`mat @ v` (`mat.T @ v` with `transpose`) for a 1-D `v` of `mat`'s dtype (JAX's
     `sparse.coo_matvec`)."""
-    return _coo_matvec(mat.data, mat.row, mat.col, jnp.asarray(v), shape=mat.shape,
-                       transpose=bool(transpose))
+    return _coo_product(mat.data, mat.row, mat.col, jnp.asarray(v), shape=mat.shape,
+                        transpose=bool(transpose), what="matvec")
 
 
 def coo_matmat(mat: COO, B, *, transpose: bool = False):
     """`mat @ B` (`mat.T @ B` with `transpose`) for a 2-D `B` of `mat`'s dtype (JAX's
     `sparse.coo_matmat`)."""
-    return _coo_matmat(mat.data, mat.row, mat.col, jnp.asarray(B), shape=mat.shape,
-                       transpose=bool(transpose))
+    return _coo_product(mat.data, mat.row, mat.col, jnp.asarray(B), shape=mat.shape,
+                        transpose=bool(transpose), what="matmat")

@@ -16,7 +16,7 @@ from astjax.pytree_registry import register_pytree_node_class as _register_pytre
 
 from .bcoo import _compiled
 from .bcsr import _refused
-from .coo import _check, _coo_matmat, _coo_matvec, _fromdense, _nse_of, _todense, _Unbatched
+from .coo import _check, _coo_product, _fromdense, _nse_of, _todense, _Unbatched
 from .util import _SparseAssertionError
 
 __all__ = ["CSR", "CSC", "csr_fromdense", "csr_todense", "csr_matvec", "csr_matmat"]
@@ -54,9 +54,9 @@ class CSR(_Unbatched):
             raise _SparseAssertionError("CSR.transpose takes no axes")
         return CSC((self.data, self.indices, self.indptr), shape=self.shape[::-1])
 
-    def _product(self, data, other, kernel):
+    def _product(self, data, other, what):
         row, col = _csr_to_coo(self.indices, self.indptr)
-        return kernel(data, row, col, other, shape=self.shape, transpose=False)
+        return _coo_product(data, row, col, other, shape=self.shape, transpose=False, what=what)
 
 
 @_register_pytree_node_class
@@ -84,9 +84,10 @@ class CSC(_Unbatched):
             raise _SparseAssertionError("CSC.transpose takes no axes")
         return CSR((self.data, self.indices, self.indptr), shape=self.shape[::-1])
 
-    def _product(self, data, other, kernel):
+    def _product(self, data, other, what):
         row, col = _csr_to_coo(self.indices, self.indptr)
-        return kernel(data, row, col, other, shape=self.shape[::-1], transpose=True)
+        return _coo_product(data, row, col, other, shape=self.shape[::-1], transpose=True,
+                            what=what)
 
 
 # JAX's CSR / CSC have `@` only of the array operators
@@ -125,8 +126,8 @@ def csr_matvec(mat: CSR, v, transpose: bool = False):
     _check(mat.indices.dtype == mat.indptr.dtype and mat.indptr.shape[0] == mat.shape[0] + 1,
            "CSR buffers")
     row, col = _csr_to_coo(mat.indices, mat.indptr)
-    return _coo_matvec(mat.data, row, col, jnp.asarray(v), shape=mat.shape,
-                       transpose=bool(transpose))
+    return _coo_product(mat.data, row, col, jnp.asarray(v), shape=mat.shape,
+                        transpose=bool(transpose), what="matvec")
 
 
 def csr_matmat(mat: CSR, B, *, transpose: bool = False):
@@ -135,5 +136,5 @@ def csr_matmat(mat: CSR, B, *, transpose: bool = False):
     _check(mat.indices.dtype == mat.indptr.dtype and mat.indptr.shape[0] == mat.shape[0] + 1,
            "CSR buffers")
     row, col = _csr_to_coo(mat.indices, mat.indptr)
-    return _coo_matmat(mat.data, row, col, jnp.asarray(B), shape=mat.shape,
-                       transpose=bool(transpose))
+    return _coo_product(mat.data, row, col, jnp.asarray(B), shape=mat.shape,
+                        transpose=bool(transpose), what="matmat")
